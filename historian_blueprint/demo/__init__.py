@@ -1,0 +1,213 @@
+"""The demo host: a small document reader that registers Historian over the sample corpus.
+
+Run it with ``historian serve``. Its data (store, index, runs, secret key) lives in
+``HISTORIAN_DEMO_HOME`` when set, else the Flask instance folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask_login import LoginManager, UserMixin, current_user, login_required, login_user, logout_user
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from historian_blueprint import Historian, get_store
+
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+PAGE_SIZE = 20
+ROLES = ("researcher", "admin")
+_CORPUS_MARKER = "demo:sample_corpus"
+
+
+class DemoUser(UserMixin):
+    def __init__(self, name: str, role: str) -> None:
+        self.id = name
+        self.role = role
+
+
+def demo_home(app: Flask, test_config: dict[str, Any] | None) -> Path:
+    """Return the folder holding the demo's data."""
+    home = (test_config or {}).get("DEMO_HOME") or os.environ.get("HISTORIAN_DEMO_HOME") or app.instance_path
+    path = Path(home).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _secret_key(home: Path) -> str:
+    path = home / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32), encoding="utf-8")
+        path.chmod(0o600)
+    return path.read_text(encoding="utf-8").strip()
+
+
+def parse_users(spec: str) -> list[tuple[str, str, str]]:
+    """Parse ``name:password:role,...`` (role ``researcher`` or ``admin``)."""
+    users = []
+    for item in filter(None, (part.strip() for part in spec.split(","))):
+        parts = item.split(":")
+        if len(parts) != 3 or not all(parts):
+            raise ValueError(f"HISTORIAN_DEMO_USERS: {item!r} is not name:password:role")
+        name, password, role = parts
+        if role not in ROLES:
+            raise ValueError(f"HISTORIAN_DEMO_USERS: role {role!r} of {name!r} is not one of {', '.join(ROLES)}")
+        users.append((name, password, role))
+    return users
+
+
+def ensure_users(users_collection: Any, spec: str | None, out: Any = sys.stdout) -> None:
+    """Create the configured users, or on first start a researcher and an admin with random passwords."""
+    if spec:
+        for name, password, role in parse_users(spec):
+            existing = users_collection.find_one({"_id": name})
+            if existing and existing["role"] == role and check_password_hash(existing["password_hash"], password):
+                continue
+            users_collection.replace_one(
+                {"_id": name}, {"_id": name, "role": role, "password_hash": generate_password_hash(password)}, upsert=True
+            )
+        return
+    if users_collection.count_documents({}):
+        return
+    lines = []
+    for role in ROLES:
+        password = secrets.token_urlsafe(12)
+        users_collection.insert_one({"_id": role, "role": role, "password_hash": generate_password_hash(password)})
+        lines.append(f"  {role:<10} password: {password}")
+    print("Historian demo: created users (shown only this once):", *lines, sep="\n", file=out, flush=True)
+
+
+def load_sample_corpus_once(store: Any) -> None:
+    """Load the bundled sample corpus on first start only."""
+    from historian_blueprint.corpus.loader import load_corpus
+
+    if store.meta.find_one({"_id": _CORPUS_MARKER}):
+        return
+    report = load_corpus(store, sorted(CORPUS_DIR.glob("*.jsonl")))
+    if report.errors:
+        raise RuntimeError("sample corpus failed to load: " + "; ".join(report.errors[:5]))
+    store.meta.insert_one({"_id": _CORPUS_MARKER, "kind": "demo", "summary": report.summary()})
+    print(f"Historian demo: loaded the sample corpus ({report.summary()})", flush=True)
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Create the demo document reader with Historian registered."""
+    app = Flask(__name__, instance_relative_config=True)
+    home = demo_home(app, test_config)
+    app.config.from_mapping(
+        SECRET_KEY=_secret_key(home),
+        HISTORIAN_DATA_DIR=str(home),
+        HISTORIAN_AUTO_MIGRATE=True,
+        HISTORIAN_BASE_TEMPLATE="demo/base.html",
+        HISTORIAN_SOURCE_URL=None,
+        DEMO_LOAD_CORPUS=True,
+    )
+    if test_config:
+        app.config.update({k: v for k, v in test_config.items() if k != "DEMO_HOME"})
+
+    login_manager = LoginManager(app)
+    login_manager.login_view = "demo.login"
+
+    Historian(app)
+
+    with app.app_context():
+        store = get_store()
+        users = store.database["users"]
+        ensure_users(users, os.environ.get("HISTORIAN_DEMO_USERS"))
+        if app.config["DEMO_LOAD_CORPUS"]:
+            load_sample_corpus_once(store)
+
+    @login_manager.user_loader
+    def load_user(user_id: str) -> DemoUser | None:
+        record = get_store().database["users"].find_one({"_id": user_id})
+        return DemoUser(record["_id"], record["role"]) if record else None
+
+    app.register_blueprint(build_reader())
+    app.cli.commands["historian"].add_command(serve_command)
+    return app
+
+
+def build_reader() -> Blueprint:
+    """Return the document reader's own pages (list, search, read, login)."""
+    bp = Blueprint("demo", __name__, template_folder="templates")
+
+    @bp.route("/login", methods=["GET", "POST"])
+    def login():
+        error = None
+        if request.method == "POST":
+            name = request.form.get("username", "")
+            record = get_store().database["users"].find_one({"_id": name})
+            if record and check_password_hash(record["password_hash"], request.form.get("password", "")):
+                login_user(DemoUser(record["_id"], record["role"]))
+                target = request.args.get("next") or ""
+                # only follow local paths, never another site
+                if not target.startswith("/") or target.startswith("//"):
+                    target = url_for("demo.documents")
+                return redirect(target)
+            error = "Unknown user or wrong password."
+        return render_template("demo/login.html", error=error), 401 if error else 200
+
+    @bp.post("/logout")
+    def logout():
+        logout_user()
+        flash("Logged out.")
+        return redirect(url_for("demo.login"))
+
+    @bp.get("/")
+    @login_required
+    def documents():
+        store = get_store()
+        fields = store.fields
+        q = request.args.get("q", "").strip()
+        page = max(request.args.get("page", 1, type=int) or 1, 1)
+        query: dict[str, Any] = {}
+        if q:
+            pattern = {"$regex": re.escape(q), "$options": "i"}
+            query = {"$or": [{fields["title"]: pattern}, {fields["text"]: pattern}]}
+        total = store.count_documents(query)
+        pages = max((total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
+        page = min(page, pages)
+        sort = [(fields["year"] or fields["date"], 1), (fields["title"], 1)]
+        cursor = store.documents.find(query, store.fields.projection()).sort(sort).skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
+        docs = [fields.document(r) for r in cursor]
+        return render_template("demo/documents.html", docs=docs, q=q, page=page, pages=pages, total=total)
+
+    @bp.get("/documents/<path:doc_id>")
+    @login_required
+    def document(doc_id: str):
+        doc = get_store().get_document(doc_id)
+        if doc is None:
+            abort(404)
+        return render_template("demo/document.html", doc=doc)
+
+    @bp.app_context_processor
+    def user_context():
+        return {"demo_user": current_user}
+
+    return bp
+
+
+@click.command("serve")
+@click.option("--port", default=5000, show_default=True, help="Port on 127.0.0.1.")
+def serve_command(port: int) -> None:
+    """Serve the demo document reader with Historian on 127.0.0.1."""
+    from flask import current_app
+
+    app = current_app._get_current_object()
+    click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
+    app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False)
+
+
+def main() -> None:
+    """Console script ``historian``: ``flask --app historian_blueprint.demo historian ...``."""
+    from flask.cli import ScriptInfo
+
+    app = create_app()
+    group = app.cli.commands["historian"]
+    group.main(args=sys.argv[1:], prog_name="historian", obj=ScriptInfo(create_app=lambda: app))

@@ -1,0 +1,18 @@
+"""Locate the files Historian ships beside its code (templates, static, migrations, profiles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+# In a checkout templates/, static/ and migrations/ sit at the top of the repository; the wheel
+# carries them inside the package.
+_TOP_LEVEL = ("templates", "static", "migrations")
+
+
+def resource_path(*parts: str) -> Path:
+    """Return the path of a shipped resource, installed or in a checkout."""
+    inside = PACKAGE_DIR.joinpath(*parts)
+    if inside.exists() or parts[0] not in _TOP_LEVEL:
+        return inside
+    return PACKAGE_DIR.parent.joinpath(*parts)

@@ -1,0 +1,303 @@
+"""Data access: the host's documents through a field mapping, and Historian's own collections.
+
+Only the plain pymongo API is used, so a real MongoDB, ``mongomock`` and the embedded ``litemongo``
+store all work. litemongo's SQLite objects are bound to the thread that opened them and its updates
+are read-modify-write, so each thread opens its own client and writes inside one process go through
+a lock; several worker processes need a real MongoDB.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from historian_blueprint.config import DEFAULT_FIELDS
+
+WRITE_METHODS = frozenset(
+    {
+        "insert_one", "insert_many", "replace_one", "update_one", "update_many", "delete_one",
+        "delete_many", "find_one_and_update", "find_one_and_replace", "find_one_and_delete",
+        "bulk_write", "create_index", "drop_index", "drop",
+    }
+)
+
+_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_for(path: str) -> threading.RLock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(path, threading.RLock())
+
+
+class SerializedCollection:
+    """A collection whose writes hold a process-wide lock (for stores without atomic updates)."""
+
+    def __init__(self, collection: Any, lock: threading.RLock) -> None:
+        self._collection = collection
+        self._lock = lock
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._collection, name)
+        if name not in WRITE_METHODS:
+            return attr
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attr(*args, **kwargs)
+
+        return locked
+
+    @property
+    def name(self) -> str:
+        return self._collection.name
+
+    def __repr__(self) -> str:
+        return f"SerializedCollection({self._collection.name!r})"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One host document seen through the field mapping."""
+
+    id: str
+    title: str
+    text: str
+    author: str | None = None
+    date: str | None = None
+    url: str | None = None
+    pages: list[Any] | None = None
+    year: int | None = None
+    collection: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+def get_path(record: Mapping[str, Any], path: str) -> Any:
+    """Read a possibly dotted field (``meta.title``) from a record."""
+    value: Any = record
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+class FieldMapping:
+    """Map the host's schema onto Historian's document fields."""
+
+    def __init__(self, fields: Mapping[str, str | None] | None = None) -> None:
+        merged = dict(DEFAULT_FIELDS)
+        merged.update(fields or {})
+        self.fields = merged
+
+    def __getitem__(self, name: str) -> str | None:
+        return self.fields.get(name)
+
+    def projection(self) -> dict[str, int]:
+        """Return a projection with every mapped field (top-level parts)."""
+        return {path.split(".")[0]: 1 for path in self.fields.values() if path}
+
+    def problems(self, record: Mapping[str, Any]) -> list[str]:
+        """Return why a raw record cannot be read as a document (empty when it can)."""
+        out = []
+        if not isinstance(record, Mapping):
+            return ["record is not a JSON object"]
+        doc_id = get_path(record, self.fields["id"])
+        if doc_id is None or doc_id == "":
+            out.append(f"missing id field {self.fields['id']!r}")
+        elif not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
+            if type(doc_id).__name__ != "ObjectId":
+                out.append(f"id field {self.fields['id']!r} must be a string or an integer")
+        title = get_path(record, self.fields["title"])
+        if not isinstance(title, str) or not title.strip():
+            out.append(f"missing or empty title field {self.fields['title']!r}")
+        text = get_path(record, self.fields["text"])
+        if not isinstance(text, str):
+            out.append(f"missing text field {self.fields['text']!r} (must be a string)")
+        year = get_path(record, self.fields["year"]) if self.fields.get("year") else None
+        if year is not None and (isinstance(year, bool) or not isinstance(year, int)):
+            out.append(f"year field {self.fields['year']!r} must be an integer")
+        return out
+
+    def document(self, record: Mapping[str, Any]) -> Document:
+        """Build a Document from a raw record."""
+
+        def get(name: str) -> Any:
+            path = self.fields.get(name)
+            return get_path(record, path) if path else None
+
+        mapped_tops = {p.split(".")[0] for p in self.fields.values() if p}
+        year = get("year")
+        date = get("date")
+        return Document(
+            id=str(get("id")),
+            title=str(get("title") or ""),
+            text=get("text") or "",
+            author=_str_or_none(get("author")),
+            date=_str_or_none(date),
+            url=_str_or_none(get("url")),
+            pages=get("pages") if isinstance(get("pages"), list) else None,
+            year=year if isinstance(year, int) and not isinstance(year, bool) else _year_from(date),
+            collection=_str_or_none(get("collection")),
+            extra={k: v for k, v in record.items() if k not in mapped_tops},
+        )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _year_from(date: Any) -> int | None:
+    text = str(date or "")
+    return int(text[:4]) if len(text) >= 4 and text[:4].isdigit() else None
+
+
+class Store:
+    """Historian's view of one database: the host's documents and the plugin's own collections."""
+
+    def __init__(
+        self,
+        database: Any,
+        documents: Any,
+        fields: FieldMapping,
+        prefix: str = "historian_",
+        lock: threading.RLock | None = None,
+        client: Any = None,
+    ) -> None:
+        self.database = database
+        self.fields = fields
+        self.prefix = prefix
+        self._lock = lock
+        self._client = client  # closed by close() when this store owns it
+        self.documents = self._wrap(documents)
+
+    def _wrap(self, collection: Any) -> Any:
+        return SerializedCollection(collection, self._lock) if self._lock else collection
+
+    def collection(self, name: str) -> Any:
+        """Return one of Historian's own collections (``runs``, ``jobs``, ``meta``...)."""
+        return self._wrap(self.database[self.prefix + name])
+
+    @property
+    def runs(self) -> Any:
+        return self.collection("runs")
+
+    @property
+    def jobs(self) -> Any:
+        return self.collection("jobs")
+
+    @property
+    def meta(self) -> Any:
+        return self.collection("meta")
+
+    def write_lock(self) -> threading.RLock | _NullLock:
+        """Return the lock that serializes multi-step writes in this process."""
+        return self._lock or _NullLock()
+
+    def _id_query(self, source_id: str) -> dict[str, Any]:
+        id_field = self.fields["id"]
+        candidates: list[Any] = [source_id]
+        if source_id.lstrip("-").isdigit():
+            candidates.append(int(source_id))
+        try:
+            from bson import ObjectId
+
+            if ObjectId.is_valid(source_id):
+                candidates.append(ObjectId(source_id))
+        except ImportError:  # pragma: no cover - bson ships with pymongo
+            pass
+        return {id_field: candidates[0]} if len(candidates) == 1 else {id_field: {"$in": candidates}}
+
+    def get_document(self, source_id: str) -> Document | None:
+        """Return the host document with this id (as a string), or None."""
+        record = self.documents.find_one(self._id_query(str(source_id)))
+        return self.fields.document(record) if record else None
+
+    def iter_documents(self, query: Mapping[str, Any] | None = None, batch_size: int = 200) -> Iterator[Document]:
+        """Yield every host document (mapped fields only)."""
+        cursor = self.documents.find(dict(query or {}), self.fields.projection()).batch_size(batch_size)
+        for record in cursor:
+            yield self.fields.document(record)
+
+    def count_documents(self, query: Mapping[str, Any] | None = None) -> int:
+        return self.documents.count_documents(dict(query or {}))
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+class _NullLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class StoreFactory:
+    """Open Stores for one app: a shared pymongo client, a host collection, or litemongo per thread."""
+
+    def __init__(
+        self,
+        *,
+        uri: str | None,
+        db_name: str,
+        collection: str,
+        fields: FieldMapping,
+        prefix: str,
+        data_dir: Path,
+        host_collection: Any = None,
+    ) -> None:
+        self.uri = uri
+        self.db_name = db_name
+        self.collection_name = collection
+        self.fields = fields
+        self.prefix = prefix
+        self.data_dir = Path(data_dir)
+        self.host_collection = host_collection
+        self._client: Any = None
+        self._client_guard = threading.Lock()
+
+    @property
+    def kind(self) -> str:
+        if self.host_collection is not None:
+            return "host collection"
+        return "mongodb" if self.uri else "litemongo"
+
+    @property
+    def litemongo_path(self) -> Path:
+        return self.data_dir / "store"
+
+    def open(self) -> Store:
+        """Open a Store usable from the calling thread; close it when done."""
+        if self.host_collection is not None:
+            coll = self.host_collection
+            return Store(coll.database, coll, self.fields, self.prefix)
+        if self.uri:
+            with self._client_guard:
+                if self._client is None:
+                    import pymongo
+
+                    self._client = pymongo.MongoClient(self.uri, serverSelectionTimeoutMS=5000, tz_aware=True)
+            db = self._client[self.db_name]
+            return Store(db, db[self.collection_name], self.fields, self.prefix)
+        import litemongo
+
+        path = self.litemongo_path
+        path.mkdir(parents=True, exist_ok=True)
+        client = litemongo.connect(str(path))
+        db = client[self.db_name]
+        lock = _lock_for(str(path.resolve()))
+        return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock, client=client)
+
+    def close(self) -> None:
+        """Close the shared pymongo client, if one was opened."""
+        with self._client_guard:
+            if self._client is not None:
+                self._client.close()
+                self._client = None

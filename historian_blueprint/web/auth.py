@@ -1,0 +1,91 @@
+"""Who is asking: the host's flask-login user, or a script holding an API token."""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from flask import current_app, g, jsonify, redirect, request, url_for
+
+
+@dataclass(frozen=True)
+class Identity:
+    user_id: str
+    is_admin: bool
+
+
+def _token_identity() -> Identity | None:
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Bearer "):
+        return None
+    given = header[len("Bearer "):].strip()
+    for token, who in (current_app.config["HISTORIAN_API_TOKENS"] or {}).items():
+        if hmac.compare_digest(given.encode(), str(token).encode()):
+            who = who or {}
+            role = who.get("role", "researcher")
+            return Identity(str(who.get("user", "api")), role == current_app.config["HISTORIAN_ADMIN_ROLE"])
+    return None
+
+
+def current_identity() -> Identity | None:
+    """Return the identity of this request, or None when nobody is logged in."""
+    if "historian_identity" in g:
+        return g.historian_identity
+    identity = _token_identity()
+    if identity is None:
+        try:
+            from flask_login import current_user
+        except ImportError:  # pragma: no cover - flask-login is a dependency
+            current_user = None
+        if current_user is not None and getattr(current_user, "is_authenticated", False):
+            role = getattr(current_user, "role", None)
+            is_admin = role == current_app.config["HISTORIAN_ADMIN_ROLE"] or bool(getattr(current_user, "is_admin", False))
+            identity = Identity(str(current_user.get_id()), is_admin)
+        elif not current_app.config["HISTORIAN_LOGIN_REQUIRED"]:
+            identity = Identity("anonymous", False)
+    g.historian_identity = identity
+    return identity
+
+
+def _wants_json() -> bool:
+    return request.blueprint == "historian" and "/api/" in request.path
+
+
+def _deny_anonymous() -> Any:
+    if _wants_json():
+        return jsonify(error={"code": "unauthorized", "message": "log in or send an API token"}), 401
+    login_view = getattr(current_app, "login_manager", None) and current_app.login_manager.login_view
+    if login_view:
+        return redirect(url_for(login_view, next=request.full_path.rstrip("?")))
+    return "Log in to use Historian.", 401
+
+
+def login_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Let only logged-in users (or API tokens) through; others go to the host's login page."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if current_identity() is None:
+            return _deny_anonymous()
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Let only admins through: anonymous users go to login, others get 403."""
+
+    @functools.wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        identity = current_identity()
+        if identity is None:
+            return _deny_anonymous()
+        if not identity.is_admin:
+            if _wants_json():
+                return jsonify(error={"code": "forbidden", "message": "admins only"}), 403
+            return current_app.response_class("Admins only.", status=403)
+        return view(*args, **kwargs)
+
+    return wrapped

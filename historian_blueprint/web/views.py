@@ -1,0 +1,46 @@
+"""Historian's pages and JSON endpoints."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, render_template
+
+from historian_blueprint import config as cfg
+from historian_blueprint import get_state, get_store, migrate
+from historian_blueprint.web.auth import admin_required, current_identity, login_required
+
+
+def status() -> dict:
+    """Return what an admin or a health check wants to know about this installation."""
+    state = get_state()
+    store = get_store()
+    return {
+        "documents": store.count_documents(),
+        "store": state.stores.kind,
+        "database": current_app.config["HISTORIAN_DB_NAME"],
+        "collection": current_app.config["HISTORIAN_COLLECTION"],
+        "profile": current_app.config["HISTORIAN_PROFILE"],
+        "engine": current_app.config["HISTORIAN_ENGINE"],
+        "schema_version": migrate.schema_version(store),
+        "pending_migrations": list(state.pending_migrations),
+    }
+
+
+def register(bp: Blueprint) -> None:
+    @bp.get("/")
+    @login_required
+    def index():
+        return render_template("historian/index.html", status=status(), identity=current_identity())
+
+    @bp.get("/api/health")
+    def api_health():
+        try:
+            info = status()
+        except Exception as exc:  # a health check reports the failure instead of raising
+            return jsonify(status="error", error=str(exc)), 503
+        ok = not info["pending_migrations"]
+        return jsonify(status="ok" if ok else "migrations_pending", **info), 200 if ok else 503
+
+    @bp.get("/api/config")
+    @admin_required
+    def api_config():
+        return jsonify(cfg.redacted(current_app.config))
