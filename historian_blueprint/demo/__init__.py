@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from flask.cli import with_appcontext
 from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
 from flask_login import LoginManager, UserMixin, current_user, login_required, login_user, logout_user
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -62,7 +63,7 @@ def parse_users(spec: str) -> list[tuple[str, str, str]]:
     return users
 
 
-def ensure_users(users_collection: Any, spec: str | None, out: Any = sys.stdout) -> None:
+def ensure_users(users_collection: Any, spec: str | None, out: Any = None) -> None:
     """Create the configured users, or on first start a researcher and an admin with random passwords."""
     if spec:
         for name, password, role in parse_users(spec):
@@ -80,7 +81,7 @@ def ensure_users(users_collection: Any, spec: str | None, out: Any = sys.stdout)
         password = secrets.token_urlsafe(12)
         users_collection.insert_one({"_id": role, "role": role, "password_hash": generate_password_hash(password)})
         lines.append(f"  {role:<10} password: {password}")
-    print("Historian demo: created users (shown only this once):", *lines, sep="\n", file=out, flush=True)
+    print("Historian demo: created users (shown only this once):", *lines, sep="\n", file=out or sys.stdout, flush=True)
 
 
 def load_sample_corpus_once(store: Any) -> None:
@@ -194,6 +195,7 @@ def build_reader() -> Blueprint:
 
 
 @click.command("serve")
+@with_appcontext
 @click.option("--port", default=5000, show_default=True, help="Port on 127.0.0.1.")
 def serve_command(port: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""

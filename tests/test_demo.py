@@ -1,0 +1,147 @@
+"""The demo document reader: login, list, search, read; first start and restarts; the console script."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from http.cookiejar import CookieJar
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from historian_blueprint import get_store
+from historian_blueprint.demo import create_app, parse_users
+from tests.conftest import login
+
+
+def test_anonymous_users_are_sent_to_login(client):
+    for path in ("/", "/documents/sotu-1860-james-buchanan", "/historian/"):
+        response = client.get(path)
+        assert response.status_code == 302
+        assert response.headers["Location"].startswith("/login")
+
+
+def test_wrong_password_is_refused(client):
+    response = client.post("/login", data={"username": "alice", "password": "nope"})
+    assert response.status_code == 401
+    assert b"wrong password" in response.data
+
+
+def test_all_319_sample_documents_are_listed_and_paged(researcher):
+    first = researcher.get("/")
+    assert b"319 documents" in first.data
+    assert b"Page 1 of 16" in first.data
+    titles = set()
+    for page in range(1, 17):
+        html = researcher.get(f"/?page={page}").data.decode()
+        titles.update(re.findall(r'href="/documents/([^"]+)"', html))
+    assert len(titles) == 319
+
+
+def test_search_titles_and_full_text(researcher):
+    by_title = researcher.get("/?q=Interview with Benjamin Russell").data.decode()
+    assert "1 document matching" in by_title
+    full_text = researcher.get("/?q=transcontinental").data.decode()
+    count = int(re.search(r"(\d+) documents? matching", full_text).group(1))
+    assert 0 < count < 319
+    odd = researcher.get("/?q=" + "(unbalanced[").data.decode()
+    assert "0 documents matching" in odd
+
+
+def test_document_page_shows_the_full_text(app, researcher):
+    with app.app_context():
+        doc = get_store().get_document("sotu-1860-james-buchanan")
+    page = researcher.get("/documents/sotu-1860-james-buchanan").data.decode()
+    assert "Annual Message to Congress (1860)" in page
+    assert "James Buchanan" in page
+    assert "Throughout the year since our last meeting" in page
+    assert len(doc.text) > 10000
+    assert researcher.get("/documents/no-such-doc").status_code == 404
+
+
+def test_document_text_is_escaped(app, researcher):
+    with app.app_context():
+        get_store().documents.insert_one({"_id": "xss", "title": "<script>alert(1)</script>", "content": "<b>bold</b>"})
+    page = researcher.get("/documents/xss").data.decode()
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_restart_keeps_data_and_does_not_load_twice(tmp_path, demo_users, capsys):
+    home = str(tmp_path / "home")
+    first = create_app({"TESTING": True, "DEMO_HOME": home})
+    assert "loaded the sample corpus" in capsys.readouterr().out
+    with first.app_context():
+        get_store().documents.update_one({"_id": "sotu-1860-james-buchanan"}, {"$set": {"title": "Edited by a curator"}})
+    second = create_app({"TESTING": True, "DEMO_HOME": home})
+    assert "loaded the sample corpus" not in capsys.readouterr().out
+    with second.app_context():
+        store = get_store()
+        assert store.count_documents() == 319
+        assert store.get_document("sotu-1860-james-buchanan").title == "Edited by a curator"
+
+
+def test_first_start_creates_users_with_random_passwords_once(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("HISTORIAN_DEMO_USERS", raising=False)
+    home = str(tmp_path / "home")
+    app = create_app({"TESTING": True, "DEMO_HOME": home, "DEMO_LOAD_CORPUS": False})
+    out = capsys.readouterr().out
+    passwords = dict(re.findall(r"^\s+(researcher|admin)\s+password: (\S+)$", out, re.M))
+    assert set(passwords) == {"researcher", "admin"}
+    with app.app_context():
+        stored = get_store().database["users"].find_one({"_id": "admin"})
+        assert passwords["admin"] not in str(stored)  # hashed, not stored in clear
+    login(app.test_client(), "admin", passwords["admin"])
+    create_app({"TESTING": True, "DEMO_HOME": home, "DEMO_LOAD_CORPUS": False})
+    assert "password" not in capsys.readouterr().out
+
+
+def test_demo_users_spec_is_validated():
+    assert parse_users("a:pw:admin, b:x:researcher") == [("a", "pw", "admin"), ("b", "x", "researcher")]
+    with pytest.raises(ValueError, match="role 'boss'"):
+        parse_users("a:pw:boss")
+    with pytest.raises(ValueError, match="name:password:role"):
+        parse_users("a:pw")
+
+
+def test_admin_sees_historian_inside_the_host_layout(admin):
+    page = admin.get("/historian/").data.decode()
+    assert "Railroad documents" in page  # the host's navigation, from HISTORIAN_BASE_TEMPLATE
+    assert 'data-testid="doc-count">319<' in page
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
+    port = _free_port()
+    env = dict(os.environ, HISTORIAN_DEMO_HOME=str(tmp_path / "home"), HISTORIAN_DEMO_USERS="alice:pw:researcher")
+    script = Path(sys.executable).parent / "historian"
+    proc = subprocess.Popen([str(script), "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        deadline = time.time() + 60
+        while True:
+            try:
+                opener.open(f"http://127.0.0.1:{port}/login", timeout=2)
+                break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise AssertionError(proc.stdout.read() if proc.poll() is not None else "server did not start")
+                time.sleep(0.3)
+        body = urlencode({"username": "alice", "password": "pw"}).encode()
+        page = opener.open(f"http://127.0.0.1:{port}/login", data=body, timeout=10).read().decode()
+        assert "319 documents" in page
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        proc.stdout.close()
