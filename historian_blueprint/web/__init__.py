@@ -11,7 +11,7 @@ from historian_blueprint.resources import resource_path
 
 def build_blueprint() -> Blueprint:
     """Return a new blueprint (templates and static files found installed or in a checkout)."""
-    from historian_blueprint.web import views
+    from historian_blueprint.web import admin, api, views
 
     bp = Blueprint(
         "historian",
@@ -31,9 +31,17 @@ def build_blueprint() -> Blueprint:
             return jsonify(error={"code": "migrations_pending", "message": message}), 503
         return render_template("historian/error.html", title="Historian needs a migration", message=message), 503
 
+    @bp.app_template_filter("historian_time")
+    def historian_time(epoch: float) -> str:
+        from datetime import datetime, timezone
+
+        return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if epoch else ""
+
     @bp.context_processor
     def layout():
         return {"historian_base_template": current_app.config["HISTORIAN_BASE_TEMPLATE"]}
 
     views.register(bp)
+    api.register(bp)
+    admin.register(bp)
     return bp

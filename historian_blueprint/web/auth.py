@@ -34,6 +34,7 @@ def current_identity() -> Identity | None:
     if "historian_identity" in g:
         return g.historian_identity
     identity = _token_identity()
+    g.historian_identity_from_token = identity is not None
     if identity is None:
         try:
             from flask_login import current_user

@@ -22,7 +22,15 @@ def status() -> dict:
         "engine": current_app.config["HISTORIAN_ENGINE"],
         "schema_version": migrate.schema_version(store),
         "pending_migrations": list(state.pending_migrations),
+        "index": _index_status(store),
     }
+
+
+def _index_status(store) -> dict | None:
+    from historian_blueprint.index.generation import current_generation
+
+    record = current_generation(store)
+    return {k: record[k] for k in ("generation", "chunks", "documents", "updated_at")} if record else None
 
 
 def register(bp: Blueprint) -> None:

@@ -1,0 +1,261 @@
+"""Incremental reindex: hash documents, re-embed only new and changed ones, swap generations atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from historian_blueprint.index import generation as gen
+from historian_blueprint.index.bm25 import BM25Index, tokenize
+from historian_blueprint.index.chunking import chunk_document
+from historian_blueprint.store import Document, Store
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    chunk_size: int = 700
+    chunk_overlap: int = 150
+    model_path: str | None = None
+    batch_size: int = 64
+    approximate_above: int = 200_000
+
+    @classmethod
+    def from_config(cls, config: Any) -> IndexSettings:
+        return cls(
+            chunk_size=config["HISTORIAN_INDEX_CHUNK_SIZE"],
+            chunk_overlap=config["HISTORIAN_INDEX_CHUNK_OVERLAP"],
+            model_path=config["HISTORIAN_INDEX_EMBEDDING_MODEL"],
+            batch_size=config["HISTORIAN_INDEX_BATCH_SIZE"],
+            approximate_above=config["HISTORIAN_INDEX_APPROXIMATE_ABOVE"],
+        )
+
+
+@dataclass
+class ReindexResult:
+    generation: int | None
+    noop: bool = False
+    counts: dict[str, int] = field(default_factory=dict)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def document_hash(doc: Document, settings: IndexSettings, model_name: str) -> str:
+    """Hash everything that shapes a document's chunks, locators and vectors."""
+    payload = [
+        doc.text, doc.title, doc.author, doc.date, doc.year, doc.collection, doc.url, doc.pages,
+        settings.chunk_size, settings.chunk_overlap, model_name, gen.FORMAT,
+    ]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def doc_info(doc: Document, digest: str) -> dict[str, Any]:
+    return {
+        "hash": digest, "title": doc.title, "author": doc.author, "date": doc.date,
+        "year": doc.year, "collection": doc.collection, "url": doc.url,
+    }
+
+
+def build_faiss(vectors: np.ndarray, dimension: int, approximate_above: int) -> tuple[Any, str]:
+    """Exact inner product (vectors are normalized) below the threshold, HNSW above it."""
+    import faiss
+
+    if len(vectors) > approximate_above:
+        index = faiss.IndexHNSWFlat(dimension, 32, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = 80
+        index.hnsw.efSearch = 96
+        kind = "hnsw"
+    else:
+        index = faiss.IndexFlatIP(dimension)
+        kind = "flat"
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index, kind
+
+
+def reindex(
+    store: Store,
+    index_dir: Path,
+    settings: IndexSettings,
+    *,
+    embedder: Any,
+    full: bool = False,
+    only: set[str] | None = None,
+    progress: Progress | None = None,
+) -> ReindexResult:
+    """Bring the index up to date with the documents; return counts, errors and timings.
+
+    ``only`` limits (re-)embedding to those document ids (retry of failed documents); every other
+    document keeps what the serving generation has for it.
+    """
+    progress = progress or (lambda phase, done, total: None)
+    t0 = time.perf_counter()
+    index_dir.mkdir(parents=True, exist_ok=True)
+    current = gen.current_generation(store)
+    old_dir = gen.generation_dir(index_dir, current["generation"]) if current else None
+    old_docs: dict[str, dict[str, Any]] = {}
+    old_manifest: dict[str, Any] | None = None
+    if old_dir is not None and old_dir.exists():
+        old_manifest = gen.read_manifest(old_dir)
+        if old_manifest.get("format") == gen.FORMAT and old_manifest["model"]["name"] == embedder.name:
+            old_docs = gen.read_documents(old_dir)
+    if full:
+        old_docs = {}
+
+    # 1. scan: which documents are new, changed, unchanged or gone
+    errors: list[dict[str, str]] = []
+    docs: dict[str, Document] = {}
+    hashes: dict[str, str] = {}
+    total = store.count_documents()
+    for n, record in enumerate(store.documents.find({}, store.fields.projection()), start=1):
+        problems = store.fields.problems(record)
+        source_id = str(record.get(store.fields["id"], "?")) if isinstance(record, dict) else "?"
+        if problems:
+            errors.append({"source_id": source_id, "error": "; ".join(problems)})
+        else:
+            doc = store.fields.document(record)
+            docs[doc.id] = doc
+            hashes[doc.id] = document_hash(doc, settings, embedder.name)
+        if n % 500 == 0:
+            progress("scan", n, total)
+    progress("scan", total, total)
+    t_scan = time.perf_counter()
+
+    keep, embed = [], []
+    for source_id in docs:
+        old = old_docs.get(source_id)
+        if old is not None and (old["hash"] == hashes[source_id] or (only is not None and source_id not in only)):
+            keep.append(source_id)
+        elif only is None or source_id in only:
+            embed.append(source_id)
+    new_ids = [s for s in embed if s not in old_docs]
+    deleted = [s for s in old_docs if s not in docs]
+    counts = {
+        "documents": len(docs) + len(errors), "new": len(new_ids), "changed": len(embed) - len(new_ids),
+        "unchanged": len(keep), "deleted": len(deleted), "failed": len(errors),
+    }
+    if not full and not embed and not deleted and old_manifest is not None:
+        counts["chunks"] = old_manifest["counts"]["chunks"]
+        return ReindexResult(current["generation"], noop=True, counts=counts, errors=errors,
+                             timings={"scan_s": t_scan - t0, "total_s": time.perf_counter() - t0})
+
+    # 2. chunk and embed what is new or changed; reuse rows and vectors of the rest
+    old_rows = gen.read_rows(old_dir) if keep else gen.ChunkRows.empty()
+    old_vectors = gen.read_vectors(old_dir) if keep else None
+    pieces: dict[str, tuple[gen.ChunkRows, np.ndarray]] = {}
+    for source_id in keep:
+        start, end = old_docs[source_id]["rows"]
+        rows = gen.ChunkRows.empty()
+        rows.extend(old_rows, start, end)
+        pieces[source_id] = (rows, np.asarray(old_vectors[start:end]))
+
+    pending: list[tuple[str, gen.ChunkRows]] = []
+    for source_id in embed:
+        doc = docs[source_id]
+        try:
+            chunks = chunk_document(source_id, doc.text, settings.chunk_size, settings.chunk_overlap, doc.pages)
+        except Exception as exc:  # a document that cannot be chunked is reported, the rest go on
+            errors.append({"source_id": source_id, "error": f"chunking failed: {exc}"})
+            continue
+        rows = gen.ChunkRows(
+            [c.source_id for c in chunks], [c.ordinal for c in chunks], [c.start for c in chunks],
+            [c.end for c in chunks], [c.locator for c in chunks], [c.text for c in chunks],
+        )
+        pending.append((source_id, rows))
+    t_chunk = time.perf_counter()
+
+    to_embed = sum(len(rows) for _, rows in pending)
+    embedded = 0
+    encode_s = 0.0
+    progress("embed", 0, to_embed)
+    batch: list[tuple[str, gen.ChunkRows]] = []
+    batch_size = 0
+    target = max(settings.batch_size * 4, 256)
+
+    def flush() -> None:
+        nonlocal embedded, encode_s, batch, batch_size
+        texts = [t for _, rows in batch for t in rows.texts]
+        try:
+            e0 = time.perf_counter()
+            vectors = embedder.encode(texts, batch_size=settings.batch_size)
+            encode_s += time.perf_counter() - e0
+            offset = 0
+            for source_id, rows in batch:
+                pieces[source_id] = (rows, vectors[offset: offset + len(rows)])
+                offset += len(rows)
+        except Exception:
+            for source_id, rows in batch:  # find the document that fails, keep the others
+                try:
+                    e0 = time.perf_counter()
+                    pieces[source_id] = (rows, embedder.encode(rows.texts, batch_size=settings.batch_size))
+                    encode_s += time.perf_counter() - e0
+                except Exception as exc:
+                    errors.append({"source_id": source_id, "error": f"embedding failed: {exc}"})
+        embedded += len(texts)
+        progress("embed", embedded, to_embed)
+        batch, batch_size = [], 0
+
+    for item in pending:
+        batch.append(item)
+        batch_size += len(item[1])
+        if batch_size >= target:
+            flush()
+    if batch:
+        flush()
+    t_embed = time.perf_counter()
+
+    # 3. assemble in document order, build the indexes, write the generation beside the old one
+    progress("write", 0, 1)
+    rows_all = gen.ChunkRows.empty()
+    vector_parts = []
+    documents: dict[str, dict[str, Any]] = {}
+    for source_id in docs:
+        if source_id not in pieces:
+            continue
+        rows, vectors = pieces[source_id]
+        documents[source_id] = doc_info(docs[source_id], hashes[source_id]) | {"rows": [len(rows_all), len(rows_all) + len(rows)]}
+        rows_all.extend(rows)
+        vector_parts.append(vectors)
+    dimension = embedder.dimension
+    vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
+    faiss_index, index_type = build_faiss(vectors_all, dimension, settings.approximate_above)
+    bm25 = BM25Index.build([tokenize(t) for t in rows_all.texts])
+    number = (current["generation"] if current else 0) + 1
+    final_dir = gen.generation_dir(index_dir, number)
+    gen.prune(index_dir, keep={current["generation"]} if current else set())
+    building = final_dir.with_name(f"{final_dir.name}.building-{os.getpid()}")
+    counts["chunks"] = len(rows_all)
+    counts["embedded_chunks"] = embedded
+    counts["failed"] = len(errors)
+    manifest = {
+        "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
+        "model": {"name": embedder.name, "dimension": dimension},
+        "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
+        "index_type": index_type, "counts": counts,
+    }
+    gen.write_generation(building, manifest, documents, rows_all, vectors_all, faiss_index, bm25)
+    os.replace(building, final_dir)
+    store.meta.replace_one(
+        {"_id": gen.INDEX_META_ID},
+        {"_id": gen.INDEX_META_ID, "generation": number, "path": str(final_dir),
+         "updated_at": manifest["created_at"], "chunks": len(rows_all), "documents": len(documents)},
+        upsert=True,
+    )
+    gen.prune(index_dir, keep={number, current["generation"]} if current else {number})
+    progress("write", 1, 1)
+    t_end = time.perf_counter()
+    timings = {
+        "scan_s": t_scan - t0, "chunk_s": t_chunk - t_scan, "embed_s": t_embed - t_chunk,
+        "encode_s": encode_s, "write_s": t_end - t_embed, "total_s": t_end - t0,
+    }
+    return ReindexResult(number, counts=counts, errors=errors, timings=timings)

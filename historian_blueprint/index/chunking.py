@@ -1,0 +1,153 @@
+"""Sentence-aware chunks with exact character offsets and human-readable locators.
+
+Invariant: for every chunk, ``text[chunk.start:chunk.end] == chunk.text``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+# A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace,
+# or at a paragraph break (a blank line).
+_SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)|\n[ \t]*\n""")
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    source_id: str
+    ordinal: int
+    start: int
+    end: int
+    text: str
+    locator: str
+
+
+class Layout:
+    """Paragraph, line and page positions of one text, for turning offsets into locators."""
+
+    def __init__(self, text: str, pages: Sequence[str] | None = None) -> None:
+        self.text = text
+        self.paragraph_starts = [0] + [m.end() for m in _PARAGRAPH_BREAK.finditer(text)]
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.page_starts = self._page_starts(text, pages) if pages else None
+
+    @staticmethod
+    def _page_starts(text: str, pages: Sequence[str]) -> list[int] | None:
+        starts, cursor = [], 0
+        for page in pages:
+            probe = str(page).strip()[:200]
+            if not probe:
+                starts.append(cursor)
+                continue
+            found = text.find(probe, cursor)
+            if found < 0:
+                return None  # pages do not line up with the text; fall back to paragraphs
+            starts.append(found)
+            cursor = found + len(probe)
+        return starts
+
+    def paragraph(self, offset: int) -> int:
+        """1-based paragraph number of an offset."""
+        return bisect.bisect_right(self.paragraph_starts, offset)
+
+    def line_in_paragraph(self, offset: int) -> int:
+        """1-based line number of an offset, counted from its paragraph's first line."""
+        para_start = self.paragraph_starts[self.paragraph(offset) - 1]
+        return bisect.bisect_right(self.line_starts, offset) - bisect.bisect_right(self.line_starts, para_start) + 1
+
+    def locate(self, start: int, end: int) -> str:
+        """Return "p. 4", "para 12, lines 3–5" or "paras 12–13" for the span [start, end)."""
+        last = max(start, end - 1)
+        if self.page_starts:
+            first_page = bisect.bisect_right(self.page_starts, start)
+            last_page = bisect.bisect_right(self.page_starts, last)
+            return f"p. {first_page}" if first_page == last_page else f"pp. {first_page}–{last_page}"
+        p1, p2 = self.paragraph(start), self.paragraph(last)
+        if p1 != p2:
+            return f"paras {p1}–{p2}"
+        l1, l2 = self.line_in_paragraph(start), self.line_in_paragraph(last)
+        return f"para {p1}, line {l1}" if l1 == l2 else f"para {p1}, lines {l1}–{l2}"
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """Yield (start, end) of each sentence-like unit in text[start:end], whitespace trimmed."""
+    end = len(text) if end is None else end
+    cursor = start
+    for match in _SENTENCE_END.finditer(text, start, end):
+        cut = match.end()
+        span = _trim(text, cursor, cut)
+        if span:
+            yield span
+        cursor = cut
+    span = _trim(text, cursor, end)
+    if span:
+        yield span
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _split_long(text: str, start: int, end: int, size: int) -> Iterator[tuple[int, int]]:
+    """Cut a unit longer than size at whitespace (or hard, for text without spaces)."""
+    while end - start > size:
+        cut = text.rfind(" ", start + size // 2, start + size)
+        cut = cut if cut > start else start + size
+        span = _trim(text, start, cut)
+        if span:
+            yield span
+        start = cut
+    span = _trim(text, start, end)
+    if span:
+        yield span
+
+
+def units(text: str, size: int) -> list[tuple[int, int]]:
+    """Sentence spans, with any sentence longer than ``size`` split further."""
+    out: list[tuple[int, int]] = []
+    for s, e in sentence_spans(text):
+        if e - s > size:
+            out.extend(_split_long(text, s, e, size))
+        else:
+            out.append((s, e))
+    return out
+
+
+def chunk_text(text: str, size: int = 700, overlap: int = 150) -> list[tuple[int, int]]:
+    """Pack sentences into spans of at most ``size`` characters, overlapping by up to ``overlap``."""
+    spans = units(text, size)
+    chunks: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        first = i
+        end_index = i
+        while end_index + 1 < len(spans) and spans[end_index + 1][1] - spans[first][0] <= size:
+            end_index += 1
+        chunks.append((spans[first][0], spans[end_index][1]))
+        if end_index + 1 >= len(spans):
+            break
+        # start the next chunk with the trailing sentences that fit in the overlap
+        nxt = end_index + 1
+        while nxt - 1 > first and spans[end_index][1] - spans[nxt - 1][0] <= overlap:
+            nxt -= 1
+        i = nxt
+    return chunks
+
+
+def chunk_document(
+    source_id: str, text: str, size: int = 700, overlap: int = 150, pages: Sequence[str] | None = None
+) -> list[Chunk]:
+    """Chunk one document; each chunk carries its offsets and locator."""
+    layout = Layout(text, pages)
+    return [
+        Chunk(source_id, n, s, e, text[s:e], layout.locate(s, e))
+        for n, (s, e) in enumerate(chunk_text(text, size, overlap))
+    ]

@@ -1,0 +1,90 @@
+"""The index as the app sees it: the configured embedder, the serving generation, retrieval, jobs."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, current_app
+
+from historian_blueprint import get_state, get_store
+from historian_blueprint.index import jobs
+from historian_blueprint.index.builder import IndexSettings
+from historian_blueprint.index.embedding import Embedder, get_embedder
+from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, LoadedIndex, Mode, rerank
+
+
+def index_dir(app: Flask | None = None) -> Path:
+    return get_state(app).data_dir / "index"
+
+
+def embedder(app: Flask | None = None) -> Embedder:
+    app = app or current_app
+    return get_embedder(app.config["HISTORIAN_INDEX_EMBEDDING_MODEL"])
+
+
+def holder(app: Flask | None = None) -> IndexHolder:
+    state = get_state(app)
+    if "index_holder" not in state.extras:
+        state.extras["index_holder"] = IndexHolder(index_dir(app))
+    return state.extras["index_holder"]
+
+
+def get_index() -> LoadedIndex:
+    """Return the serving generation (raises IndexNotBuilt / IndexMismatch with what to do)."""
+    loaded = holder().get(get_store())
+    model = embedder()
+    loaded.check_model(model.name, model.dimension)
+    return loaded
+
+
+def retrieve(
+    query: str,
+    *,
+    top_k: int | None = None,
+    rerank_k: int | None = None,
+    mode: Mode = "hybrid",
+    filters: Filters = Filters(),
+) -> list[Hit]:
+    """Rank chunks for a query with the configured weights; rerank to ``rerank_k`` when given."""
+    config = current_app.config
+    loaded = get_index()
+    vector = embedder().encode([query])[0] if mode != "bm25" else None
+    hits = loaded.search(
+        query, vector, top_k=top_k or config["HISTORIAN_RETRIEVAL_TOP_K"], mode=mode,
+        dense_weight=config["HISTORIAN_RETRIEVAL_DENSE_WEIGHT"], bm25_weight=config["HISTORIAN_RETRIEVAL_BM25_WEIGHT"],
+        filters=filters,
+    )
+    return rerank(hits, rerank_k) if rerank_k else hits
+
+
+def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str | None = None, background: bool = True) -> str:
+    """Claim and start a reindex job; in the background (a thread) by default. Return the job id."""
+    app = current_app._get_current_object()
+    store = get_store()
+    only = jobs.failed_documents(store) if retry_failed else None
+    if retry_failed and not only:
+        raise ValueError("the last reindex had no failed documents to retry")
+    job_id = jobs.claim(store, full=full, only=only, user=user)
+    if not background:
+        return job_id
+
+    def work() -> None:
+        with app.app_context():
+            own = get_state(app).stores.open()
+            try:
+                jobs.run(own, job_id, index_dir(app), IndexSettings.from_config(app.config), embedder(app))
+            except Exception:  # recorded in the job by jobs.run
+                pass
+            finally:
+                own.close()
+
+    threading.Thread(target=work, name=f"historian-reindex-{job_id[:8]}", daemon=True).start()
+    return job_id
+
+
+def run_claimed(job_id: str, progress_store: Any = None) -> Any:
+    """Run a claimed job in the calling thread (the CLI)."""
+    app = current_app._get_current_object()
+    return jobs.run(progress_store or get_store(), job_id, index_dir(app), IndexSettings.from_config(app.config), embedder(app))

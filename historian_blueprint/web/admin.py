@@ -1,0 +1,86 @@
+"""Admin pages and endpoints: reindex with live progress, job history, per-document errors."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+
+from historian_blueprint import get_store
+from historian_blueprint.index import generation as gen
+from historian_blueprint.index import jobs, service
+from historian_blueprint.web.auth import admin_required, current_identity
+from historian_blueprint.web.csrf import csrf_token, protect
+
+
+def job_view(job: dict) -> dict:
+    """A job as the page and the API show it (no traceback, percent computed)."""
+    progress = job.get("progress") or {}
+    total, done = progress.get("total") or 0, progress.get("done") or 0
+    phases = {"queued": 0, "scan": 0, "embed": 10, "write": 95, "done": 100}
+    base = phases.get(job.get("phase"), 0)
+    if job.get("phase") == "embed" and total:
+        percent = 10 + 85 * done / total
+    elif job.get("phase") == "scan" and total:
+        percent = 10 * done / total
+    else:
+        percent = base
+    if job.get("state") not in ("queued", "running"):
+        percent = 100 if job.get("state", "").startswith("succeeded") else percent
+    return {k: v for k, v in job.items() if k != "traceback"} | {"id": job["_id"], "percent": round(percent, 1)}
+
+
+def register(bp: Blueprint) -> None:
+    @bp.get("/admin/reindex")
+    @admin_required
+    def admin_reindex():
+        store = get_store()
+        history = [job_view(j) for j in jobs.recent(store)]
+        active = next((j for j in history if j["state"] in ("queued", "running")), None)
+        return render_template(
+            "historian/admin_reindex.html",
+            serving=gen.current_generation(store),
+            documents=store.count_documents(),
+            history=history,
+            active=active,
+            latest=history[0] if history else None,
+            failed=jobs.failed_documents(store),
+            csrf_token=csrf_token(),
+            message=request.args.get("message"),
+        )
+
+    @bp.post("/admin/reindex")
+    @admin_required
+    def admin_reindex_start():
+        protect()
+        try:
+            service.start_reindex(
+                full=request.form.get("full") == "1",
+                retry_failed=request.form.get("retry_failed") == "1",
+                user=current_identity().user_id,
+            )
+            message = None
+        except (jobs.ReindexBusy, ValueError) as exc:
+            message = str(exc)
+        return redirect(url_for("historian.admin_reindex", message=message))
+
+    @bp.get("/api/jobs/<job_id>")
+    @admin_required
+    def api_job(job_id: str):
+        job = get_store().jobs.find_one({"_id": job_id}, {"traceback": 0})
+        if job is None:
+            return jsonify(error={"code": "not_found", "message": f"no job {job_id}"}), 404
+        return jsonify(job_view(job))
+
+    @bp.post("/api/reindex")
+    @admin_required
+    def api_reindex():
+        protect()
+        body = request.get_json(silent=True) or {}
+        try:
+            job_id = service.start_reindex(
+                full=bool(body.get("full")), retry_failed=bool(body.get("retry_failed")), user=current_identity().user_id
+            )
+        except jobs.ReindexBusy as exc:
+            return jsonify(error={"code": "busy", "message": str(exc), "job_id": exc.job_id}), 409
+        except ValueError as exc:
+            return jsonify(error={"code": "nothing_to_retry", "message": str(exc)}), 400
+        return jsonify(job_id=job_id, url=url_for("historian.api_job", job_id=job_id)), 202

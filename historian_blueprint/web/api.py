@@ -1,0 +1,61 @@
+"""Historian's JSON API (retrieval here; ask and verify join it with the graph)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+
+from historian_blueprint.index import service
+from historian_blueprint.index.generation import IndexMismatch
+from historian_blueprint.index.retriever import Filters, IndexNotBuilt
+from historian_blueprint.web.auth import login_required
+
+
+class BadRequest(ValueError):
+    """A request parameter is missing or malformed."""
+
+
+def _int_arg(name: str, low: int, high: int) -> int | None:
+    raw = request.args.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be an integer, got {raw!r}") from None
+    if not low <= value <= high:
+        raise BadRequest(f"{name} must be between {low} and {high}")
+    return value
+
+
+def register(bp: Blueprint) -> None:
+    @bp.errorhandler(BadRequest)
+    def bad_request(exc: BadRequest):
+        return jsonify(error={"code": "bad_request", "message": str(exc)}), 400
+
+    @bp.get("/api/retrieve")
+    @login_required
+    def api_retrieve():
+        query = (request.args.get("q") or "").strip()
+        if not query:
+            raise BadRequest("q (the query) is required")
+        limit = current_app.config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]
+        if len(query) > limit:
+            raise BadRequest(f"q is longer than {limit} characters")
+        mode = request.args.get("mode", "hybrid")
+        if mode not in ("hybrid", "dense", "bm25"):
+            raise BadRequest("mode must be hybrid, dense or bm25")
+        filters = Filters(
+            collection=request.args.get("collection") or None,
+            year_from=_int_arg("year_from", -10000, 10000),
+            year_to=_int_arg("year_to", -10000, 10000),
+        )
+        top_k = _int_arg("top_k", 1, 200)
+        rerank_k = _int_arg("rerank_k", 1, 200)
+        try:
+            hits = service.retrieve(query, top_k=top_k, rerank_k=rerank_k, mode=mode, filters=filters)
+            generation = service.holder().loaded_generation
+        except IndexNotBuilt as exc:
+            return jsonify(error={"code": "index_not_built", "message": str(exc)}), 503
+        except IndexMismatch as exc:
+            return jsonify(error={"code": "index_mismatch", "message": str(exc)}), 409
+        return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])
