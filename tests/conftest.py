@@ -60,3 +60,32 @@ def researcher(client):
 @pytest.fixture
 def admin(app):
     return login(app.test_client(), "root", "root-pw")
+
+
+def small_docs(per_file: int = 4, chars: int = 1500) -> list[dict]:
+    """Real documents from the sample corpus, shortened so that indexing them takes seconds."""
+    import json
+
+    docs = []
+    for path in sorted((REPO / "historian_blueprint" / "demo" / "corpus").glob("*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            for line in list(fh)[:per_file]:
+                doc = json.loads(line)
+                doc["content"] = doc["content"][:chars]
+                docs.append(doc)
+    return docs
+
+
+def make_plain_app(tmp_path, docs=None, **config):
+    """A bare host app (no login) with Historian on a litemongo store in tmp_path."""
+    from flask import Flask
+
+    from historian_blueprint import Historian, get_store
+
+    app = Flask("host", instance_path=str(tmp_path / "instance"))
+    app.config.update(SECRET_KEY="t", HISTORIAN_AUTO_MIGRATE=True, HISTORIAN_LOGIN_REQUIRED=False, **config)
+    Historian(app)
+    if docs:
+        with app.app_context():
+            get_store().documents.insert_many([dict(d) for d in docs])
+    return app

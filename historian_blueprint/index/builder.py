@@ -180,7 +180,7 @@ def reindex(
     progress("embed", 0, to_embed)
     batch: list[tuple[str, gen.ChunkRows]] = []
     batch_size = 0
-    target = max(settings.batch_size * 4, 256)
+    target = settings.batch_size * 2  # chunks per progress step
 
     def flush() -> None:
         nonlocal embedded, encode_s, batch, batch_size

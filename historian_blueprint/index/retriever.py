@@ -218,6 +218,10 @@ class IndexHolder:
                 self._loaded = LoadedIndex(gen.generation_dir(self.index_dir, record["generation"]))
             return self._loaded
 
+    def invalidate(self) -> None:
+        """Check the meta record on the next call (a reindex finished in this process)."""
+        self._checked_at = 0.0
+
     @property
     def loaded_generation(self) -> int | None:
         return self._loaded.number if self._loaded else None

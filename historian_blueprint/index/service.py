@@ -79,6 +79,7 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
                 pass
             finally:
                 own.close()
+                holder(app).invalidate()
 
     threading.Thread(target=work, name=f"historian-reindex-{job_id[:8]}", daemon=True).start()
     return job_id
@@ -87,4 +88,7 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
 def run_claimed(job_id: str, progress_store: Any = None) -> Any:
     """Run a claimed job in the calling thread (the CLI)."""
     app = current_app._get_current_object()
-    return jobs.run(progress_store or get_store(), job_id, index_dir(app), IndexSettings.from_config(app.config), embedder(app))
+    try:
+        return jobs.run(progress_store or get_store(), job_id, index_dir(app), IndexSettings.from_config(app.config), embedder(app))
+    finally:
+        holder(app).invalidate()

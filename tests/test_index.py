@@ -1,0 +1,204 @@
+"""The index: incremental reindex, generations, reload, filters, per-document errors, one job at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from historian_blueprint import get_state, get_store
+from historian_blueprint.index import generation as gen
+from historian_blueprint.index import jobs, service
+from historian_blueprint.index.builder import IndexSettings, reindex
+from historian_blueprint.index.retriever import Filters, IndexHolder, IndexNotBuilt
+from tests.conftest import make_plain_app, small_docs
+
+
+def run_reindex(app, **kwargs):
+    with app.app_context():
+        job_id = service.start_reindex(background=False, **kwargs)
+        service.run_claimed(job_id)
+        return get_store().jobs.find_one({"_id": job_id})
+
+
+@pytest.fixture
+def indexed(tmp_path):
+    app = make_plain_app(tmp_path, small_docs())
+    job = run_reindex(app)
+    assert job["state"] == "succeeded", job
+    return app
+
+
+def test_full_build_then_noop_then_one_change(indexed):
+    app = indexed
+    with app.app_context():
+        first = gen.current_generation(get_store())
+        assert first["generation"] == 1 and first["documents"] == 12
+    noop = run_reindex(app)
+    assert noop["noop"] is True and noop["counts"]["unchanged"] == 12
+    with app.app_context():
+        assert gen.current_generation(get_store())["generation"] == 1
+        store = get_store()
+        doc = store.documents.find_one({"_id": "sotu-1860-james-buchanan"})
+        store.documents.update_one({"_id": doc["_id"]}, {"$set": {"content": doc["content"] + " The Pacific railroad bill passed."}})
+        chunks_of_doc = len([h for h in service.get_index().rows.source_ids if h == doc["_id"]])
+    changed = run_reindex(app)
+    assert changed["counts"]["changed"] == 1 and changed["counts"]["unchanged"] == 11
+    assert changed["counts"]["embedded_chunks"] <= chunks_of_doc + 1  # only that document was embedded again
+    with app.app_context():
+        hits = service.retrieve("Pacific railroad bill passed", top_k=3)
+        assert hits[0].source_id == "sotu-1860-james-buchanan"
+        assert service.holder().loaded_generation == 2
+
+
+def test_deleted_documents_leave_the_index(indexed):
+    with indexed.app_context():
+        get_store().documents.delete_one({"_id": "sotu-1860-james-buchanan"})
+    job = run_reindex(indexed)
+    assert job["counts"]["deleted"] == 1
+    with indexed.app_context():
+        assert "sotu-1860-james-buchanan" not in service.get_index().documents
+
+
+def test_hits_point_at_the_exact_text_of_the_document(indexed):
+    with indexed.app_context():
+        store = get_store()
+        hits = service.retrieve("slavery plantation master", top_k=8)
+        assert len(hits) == 8
+        for hit in hits:
+            content = store.get_document(hit.source_id).text
+            assert content[hit.start:hit.end] == hit.text
+            assert hit.locator
+
+
+def test_filters_on_collection_and_years(indexed):
+    with indexed.app_context():
+        hits = service.retrieve("the war and the government", top_k=20, filters=Filters(collection="State of the Union Addresses"))
+        assert hits and {h.collection for h in hits} == {"State of the Union Addresses"}
+        hits = service.retrieve("the war and the government", top_k=20, filters=Filters(year_from=1900, year_to=1920))
+        assert hits and all(1900 <= h.year <= 1920 for h in hits)
+        assert service.retrieve("war", filters=Filters(year_from=3000)) == []
+
+
+def test_other_processes_notice_a_new_generation(indexed):
+    with indexed.app_context():
+        other = IndexHolder(service.index_dir(), check_every_s=0)  # as another worker process would
+        assert other.get(get_store()).number == 1
+        get_store().documents.insert_one({"_id": "new-doc", "title": "Wire dispatch", "content": "A new dispatch about the canal."})
+    run_reindex(indexed)
+    with indexed.app_context():
+        assert other.get(get_store()).number == 2
+        assert "new-doc" in other.get(get_store()).documents
+        # the old generation is kept for readers still using it; older ones are pruned
+        names = sorted(p.name for p in service.index_dir().iterdir())
+        assert names == ["gen-000001", "gen-000002"]
+
+
+def test_a_model_mismatch_asks_for_a_reindex(indexed):
+    with indexed.app_context():
+        manifest_path = gen.generation_dir(service.index_dir(), 1) / "manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        manifest["model"] = {"name": "other-model", "dimension": 768}
+        manifest_path.write_text(json.dumps(manifest))
+        service.holder()._loaded = None
+        with pytest.raises(gen.IndexMismatch, match="reindex --full"):
+            service.get_index()
+        response = indexed.test_client().get("/historian/api/retrieve?q=war")
+        assert response.status_code == 409 and response.json["error"]["code"] == "index_mismatch"
+
+
+def test_bad_documents_are_reported_and_can_be_retried(tmp_path):
+    docs = small_docs(per_file=2)
+    docs.append({"_id": "bad-1", "title": "Broken scan", "content": ["not", "text"]})
+    app = make_plain_app(tmp_path, docs)
+    job = run_reindex(app)
+    assert job["state"] == "succeeded_with_errors"
+    assert [e["source_id"] for e in job["errors"]] == ["bad-1"]
+    assert job["counts"]["new"] == 6
+    with app.app_context():
+        assert jobs.failed_documents(get_store()) == ["bad-1"]
+        get_store().documents.update_one({"_id": "bad-1"}, {"$set": {"content": "The scan was fixed by hand."}})
+    retry = run_reindex(app, retry_failed=True)
+    assert retry["only"] == ["bad-1"]
+    assert retry["counts"]["new"] == 1 and retry["counts"]["unchanged"] == 6
+    assert retry["state"] == "succeeded"
+
+
+def test_only_one_reindex_at_a_time_and_dead_claims_are_taken_over(tmp_path):
+    app = make_plain_app(tmp_path, small_docs(per_file=1))
+    with app.app_context():
+        store = get_store()
+        first = jobs.claim(store, user="a")
+        with pytest.raises(jobs.ReindexBusy):
+            jobs.claim(store, user="b")
+        # the holder died (a pid that cannot exist on this host)
+        store.meta.update_one({"_id": jobs.LOCK_ID}, {"$set": {"pid": 2**22 + 12345}})
+        second = jobs.claim(store, user="c")
+        assert store.jobs.find_one({"_id": first})["state"] == "crashed"
+        assert store.meta.find_one({"_id": jobs.LOCK_ID})["job_id"] == second
+
+
+def test_no_index_yet_is_a_clear_error(tmp_path):
+    app = make_plain_app(tmp_path, small_docs(per_file=1))
+    with app.app_context():
+        with pytest.raises(IndexNotBuilt, match="reindex"):
+            service.retrieve("war")
+    response = app.test_client().get("/historian/api/retrieve?q=war")
+    assert response.status_code == 503 and response.json["error"]["code"] == "index_not_built"
+
+
+KILLER = """
+import sys
+from tests.conftest import make_plain_app
+from pathlib import Path
+from historian_blueprint.index import service
+app = make_plain_app(Path(sys.argv[1]))
+with app.app_context():
+    job_id = service.start_reindex(background=False, full=True)
+    print(job_id, flush=True)
+    service.run_claimed(job_id)
+"""
+
+
+def test_killed_reindex_leaves_the_old_generation_serving(tmp_path):
+    app = make_plain_app(tmp_path, small_docs())
+    run_reindex(app)
+    with app.app_context():
+        before = [h.source_id for h in service.retrieve("cotton plantation", top_k=5)]
+    env = dict(os.environ, PYTHONPATH=str(os.getcwd()))
+    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=env)
+    job_id = proc.stdout.readline().strip()
+    with app.app_context():
+        store = get_store()
+        deadline = time.time() + 120
+        while store.jobs.find_one({"_id": job_id})["phase"] != "embed":
+            assert time.time() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        # queries are still answered, from generation 1
+        assert gen.current_generation(store)["generation"] == 1
+        assert [h.source_id for h in service.retrieve("cotton plantation", top_k=5)] == before
+        assert store.jobs.find_one({"_id": job_id})["state"] == "running"  # the dead job, as it was left
+    after = run_reindex(app, full=True)
+    assert after["state"] == "succeeded" and after["generation"] == 2
+    with app.app_context():
+        store = get_store()
+        assert store.jobs.find_one({"_id": job_id})["state"] == "crashed"
+        assert not any(".building" in p.name for p in service.index_dir().iterdir())
+        assert [h.source_id for h in service.retrieve("cotton plantation", top_k=5)] == before
+
+
+def test_builder_records_encode_time_and_counts(tmp_path):
+    app = make_plain_app(tmp_path, small_docs(per_file=1))
+    with app.app_context():
+        result = reindex(get_store(), service.index_dir(), IndexSettings.from_config(app.config), embedder=service.embedder())
+    assert result.counts["chunks"] == result.counts["embedded_chunks"] > 0
+    assert 0 < result.timings["encode_s"] <= result.timings["total_s"]
+    assert get_state(app).data_dir.joinpath("index", "gen-000001", "faiss.index").exists()
