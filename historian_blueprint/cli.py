@@ -46,6 +46,7 @@ def build_cli() -> AppGroup:
         click.echo(json.dumps(cfg.redacted(current_app.config), indent=2, default=str))
 
     _register_index_commands(group)
+    _register_bench_commands(group)
     return group
 
 
@@ -86,3 +87,77 @@ def _register_index_commands(group: AppGroup) -> None:
         click.echo(f"{job['state']}: {job.get('message')} ({counts}) in {job.get('timings', {}).get('total_s', 0):.1f}s")
         if job["state"] == "failed":
             sys.exit(1)
+
+
+def _register_bench_commands(group: AppGroup) -> None:
+    @group.group("bench")
+    def bench() -> None:
+        """Benchmarks that print figures (retrieval quality, indexing throughput, query latency)."""
+
+    workdir_option = click.option(
+        "--workdir", type=click.Path(file_okay=False), default=None,
+        help="Where benchmark stores and indexes are kept between runs (default: <data dir>/bench).",
+    )
+    data_option = click.option(
+        "--data", type=click.Path(file_okay=False, exists=True), default=None,
+        help="The shared data folder with eval/ and scale/ (default: ../shared/data).",
+    )
+
+    def paths(workdir: str | None, data: str | None) -> tuple:
+        from pathlib import Path
+
+        from historian_blueprint.bench.common import default_data_dir
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        data_dir = Path(data) if data else default_data_dir()
+        if not (data_dir / "eval").is_dir():
+            raise click.ClickException(f"no labeled data at {data_dir}: pass --data DIR (the folder with eval/ and scale/)")
+        root.mkdir(parents=True, exist_ok=True)
+        return root, data_dir
+
+    def emit(result: dict, as_json: bool) -> None:
+        click.echo(json.dumps(result, indent=None if as_json else 2))
+
+    @bench.command("retrieval")
+    @workdir_option
+    @data_option
+    @click.option("--timeqa-limit", type=int, default=None, help="Only the first N TimeQA questions.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
+        """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
+        from historian_blueprint.bench import retrieval
+
+        emit(retrieval.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
+
+    @bench.command("index")
+    @workdir_option
+    @click.option("--limit-docs", type=int, default=None, help="Only the first N sample documents (quick runs).")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def bench_index(workdir, limit_docs, as_json) -> None:
+        """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
+        from pathlib import Path
+
+        from historian_blueprint.bench import indexing
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        root.mkdir(parents=True, exist_ok=True)
+        emit(indexing.run(root, limit_docs=limit_docs), as_json)
+
+    @bench.command("query")
+    @workdir_option
+    @data_option
+    @click.option("--corpus", type=click.Choice(["sample", "scale", "both"]), default="both", show_default=True)
+    @click.option("--queries", "n", type=int, default=200, show_default=True)
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def bench_query(workdir, data, corpus, n, as_json) -> None:
+        """Retrieval p50/p95 latency (warm) and RSS; the scale index is built once and kept."""
+        from historian_blueprint.bench import query
+
+        root, data_dir = paths(workdir, data)
+        result = {}
+        if corpus in ("sample", "both"):
+            result["sample"] = query.run_sample(root, data_dir, n)
+        if corpus in ("scale", "both"):
+            result["scale"] = query.run_scale_in_child(root, data_dir, n)
+        result["targets"] = {"p95_ms": 150, "rss_mb": 1536}
+        emit(result, as_json)
