@@ -15,7 +15,7 @@ from tests.conftest import login, small_docs
 @pytest.fixture
 def small_demo(tmp_path, demo_users):
     app = create_app({"TESTING": True, "DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False,
-                      "HISTORIAN_INDEX_BATCH_SIZE": 8})
+                      "HISTORIAN_INDEX_BATCH_SIZE": 1})
     with app.app_context():
         get_store().documents.insert_many(small_docs())
     return app

@@ -174,44 +174,40 @@ def reindex(
         pending.append((source_id, rows))
     t_chunk = time.perf_counter()
 
-    to_embed = sum(len(rows) for _, rows in pending)
-    embedded = 0
-    encode_s = 0.0
+    # Encode all pending chunks sorted by length (least padding), in steps that report progress.
+    flat = [(source_id, i, len(text)) for source_id, rows in pending for i, text in enumerate(rows.texts)]
+    order = sorted(range(len(flat)), key=lambda k: flat[k][2])
+    texts_of = {source_id: rows.texts for source_id, rows in pending}
+    vectors_of = {source_id: np.zeros((len(rows), embedder.dimension), np.float32) for source_id, rows in pending}
+    broken: dict[str, str] = {}
+    to_embed, embedded, encode_s = len(flat), 0, 0.0
+    step = max(settings.batch_size * 16, 16)
     progress("embed", 0, to_embed)
-    batch: list[tuple[str, gen.ChunkRows]] = []
-    batch_size = 0
-    target = settings.batch_size * 2  # chunks per progress step
-
-    def flush() -> None:
-        nonlocal embedded, encode_s, batch, batch_size
-        texts = [t for _, rows in batch for t in rows.texts]
+    for first in range(0, len(order), step):
+        block = [flat[k] for k in order[first:first + step]]
+        texts = [texts_of[sid][i] for sid, i, _ in block]
+        e0 = time.perf_counter()
         try:
-            e0 = time.perf_counter()
             vectors = embedder.encode(texts, batch_size=settings.batch_size)
-            encode_s += time.perf_counter() - e0
-            offset = 0
-            for source_id, rows in batch:
-                pieces[source_id] = (rows, vectors[offset: offset + len(rows)])
-                offset += len(rows)
         except Exception:
-            for source_id, rows in batch:  # find the document that fails, keep the others
+            vectors = None
+        if vectors is None:  # find the chunks that fail; their documents are reported, the rest go on
+            vectors = np.zeros((len(block), embedder.dimension), np.float32)
+            for j, (sid, i, _) in enumerate(block):
                 try:
-                    e0 = time.perf_counter()
-                    pieces[source_id] = (rows, embedder.encode(rows.texts, batch_size=settings.batch_size))
-                    encode_s += time.perf_counter() - e0
+                    vectors[j] = embedder.encode([texts_of[sid][i]], batch_size=1)[0]
                 except Exception as exc:
-                    errors.append({"source_id": source_id, "error": f"embedding failed: {exc}"})
-        embedded += len(texts)
+                    broken.setdefault(sid, f"embedding failed: {exc}")
+        encode_s += time.perf_counter() - e0
+        for j, (sid, i, _) in enumerate(block):
+            vectors_of[sid][i] = vectors[j]
+        embedded += len(block)
         progress("embed", embedded, to_embed)
-        batch, batch_size = [], 0
-
-    for item in pending:
-        batch.append(item)
-        batch_size += len(item[1])
-        if batch_size >= target:
-            flush()
-    if batch:
-        flush()
+    for source_id, rows in pending:
+        if source_id in broken:
+            errors.append({"source_id": source_id, "error": broken[source_id]})
+        else:
+            pieces[source_id] = (rows, vectors_of[source_id])
     t_embed = time.perf_counter()
 
     # 3. assemble in document order, build the indexes, write the generation beside the old one
