@@ -1,0 +1,278 @@
+"""Deterministic grounding checks — the floor every engine shares.
+
+For one claim: find its best evidence (the cited source first, then the other documents), then check
+quotations verbatim, numbers and dates, names, negation, scope words and coverage, and whether the
+support sits in another document than the one cited. Every verdict carries its evidence span.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from historian_blueprint.index.chunking import sentence_spans
+from historian_blueprint.verify import text as tx
+
+Verdict = Literal["supported", "unsupported", "contradicted", "misquote", "misattributed"]
+ClaimType = Literal["fabrication", "exaggeration", "misattribution", "unverified_detail", "inference"]
+Severity = Literal["none", "low", "medium", "high", "critical"]
+
+SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
+MISATTRIBUTION_MARGIN = 0.15
+
+_ATTRIBUTION = re.compile(
+    r'^(?P<who>[^"]{2,90}?)\s+(?:said|wrote|stated|declared|noted|remarked|observed|added|argued|told [^"]{1,40}?)'
+    r'(?:\s+that)?\s*[,:]?\s*"(?P<quote>.+)"\s*[.]?\s*$',
+    re.S,
+)
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A document the checks can read."""
+
+    source_id: str
+    text: str
+    title: str = ""
+    author: str | None = None
+
+
+@dataclass(frozen=True)
+class Cited:
+    source_id: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source_id: str
+    start: int
+    end: int
+    text: str
+    coverage: float
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class ClaimResult:
+    claim: str
+    verdict: Verdict
+    type: ClaimType | None
+    severity: Severity
+    evidence: Evidence | None
+    support: float
+    checks: list[Check] = field(default_factory=list)
+    reason: str = ""
+    cited: list[Cited] = field(default_factory=list)
+
+    @property
+    def flagged(self) -> bool:
+        return self.verdict != "supported"
+
+
+@lru_cache(maxsize=512)
+def _sentences(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    return tuple((s, e, frozenset(tx.content_words(text[s:e]))) for s, e in sentence_spans(text))
+
+
+def best_window(claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3) -> Evidence | None:
+    """Return the 1–3 consecutive sentences of ``doc`` that contain most of the claim's words."""
+    sentences = _sentences(doc.text)
+    if not sentences or not claim_words:
+        return None
+    best: tuple[float, int, int, int] | None = None
+    for i in range(len(sentences)):
+        if not (claim_words & sentences[i][2]):
+            continue
+        union: set[str] = set()
+        for j in range(i, min(i + max_len, len(sentences))):
+            union |= sentences[j][2]
+            coverage = len(claim_words & union) / len(claim_words)
+            start, end = sentences[i][0], sentences[j][1]
+            bonus = 0.0
+            if near is not None and near.source_id == doc.source_id and start < near.end and near.start < end:
+                bonus = 0.01
+            key = (coverage + bonus - 0.001 * (j - i), start, end)
+            if best is None or key[0] > best[0]:
+                best = (key[0], start, end, j - i)
+    if best is None:
+        return None
+    _, start, end, _ = best
+    coverage = len(claim_words & set(tx.content_words(doc.text[start:end]))) / len(claim_words)
+    return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Word-level alignment of a claim to its evidence: what each side has that the other lacks nearby."""
+
+    region: list[str]            # evidence words from the first to the last shared word
+    claim_only: list[str]        # claim words inserted in small gaps (<= 2 words)
+    evidence_only: list[str]     # evidence words dropped in small gaps (<= 2 words)
+
+
+SMALL_GAP = 2
+
+
+def align(claim: str, evidence: str) -> Alignment:
+    """Align claim and evidence word by word; edits of one or two words are where meaning flips."""
+    a, b = tx.words(claim), tx.words(evidence)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    blocks = [m for m in matcher.get_matching_blocks() if m.size]
+    if not blocks:
+        return Alignment(b, a, [])
+    claim_only: list[str] = []
+    evidence_only: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if j1 < blocks[0].b or j2 > blocks[-1].b + blocks[-1].size:
+            # outside the aligned region: claim words are still inserted claims, evidence words are context
+            if i2 - i1 <= SMALL_GAP:
+                claim_only += a[i1:i2]
+            continue
+        if i2 - i1 <= SMALL_GAP:
+            claim_only += a[i1:i2]
+        if j2 - j1 <= SMALL_GAP:
+            evidence_only += b[j1:j2]
+    return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, evidence_only)
+
+
+def _attribution(claim: str) -> tuple[str | None, str]:
+    match = _ATTRIBUTION.match(claim.translate(str.maketrans({"“": '"', "”": '"'})))
+    if not match:
+        return None, claim
+    return match.group("who"), match.group("quote")
+
+
+def check_claim(
+    claim: str,
+    documents: Sequence[SourceText],
+    cited: Sequence[Cited] = (),
+    search: Callable[[str], Sequence[SourceText]] | None = None,
+) -> ClaimResult:
+    """Verify one claim against its cited sources (first) and other documents."""
+    speaker, body = _attribution(claim)
+    claim_words = frozenset(tx.content_words(body))
+    by_id = {d.source_id: d for d in documents}
+    cited = list(cited)
+    cited_docs = [by_id[c.source_id] for c in cited if c.source_id in by_id]
+    primary = cited_docs or list(documents)
+    near = cited[0] if cited else None
+
+    candidates = [(doc, best_window(claim_words, doc, near)) for doc in primary]
+    candidates = [(d, e) for d, e in candidates if e is not None]
+    doc, evidence = max(candidates, key=lambda de: de[1].coverage, default=(None, None))
+
+    # support that sits in another document than the cited one
+    elsewhere: tuple[SourceText, Evidence] | None = None
+    if cited_docs and (evidence is None or evidence.coverage < SUPPORT_THRESHOLD):
+        others = [d for d in documents if d.source_id not in {c.source_id for c in cited}]
+        if search is not None:
+            others += [d for d in search(body) if d.source_id not in {c.source_id for c in cited}]
+        seen: set[str] = set()
+        for other in others:
+            if other.source_id in seen:
+                continue
+            seen.add(other.source_id)
+            found = best_window(claim_words, other)
+            if found and (elsewhere is None or found.coverage > elsewhere[1].coverage):
+                elsewhere = (other, found)
+
+    checks: list[Check] = []
+    result = ClaimResult(claim, "supported", None, "none", evidence, evidence.coverage if evidence else 0.0, checks, cited=cited)
+
+    def fail(verdict: Verdict, kind: ClaimType, severity: Severity, reason: str) -> ClaimResult:
+        result.verdict, result.type, result.severity, result.reason = verdict, kind, severity, reason
+        return result
+
+    if evidence is None or doc is None:
+        checks.append(Check("coverage", False, "no sentence of the sources shares words with the claim"))
+        if elsewhere and elsewhere[1].coverage >= SUPPORT_THRESHOLD:
+            result.evidence = elsewhere[1]
+            return fail("misattributed", "misattribution", "high", f"the support is in {elsewhere[0].source_id}, not the cited source")
+        return fail("unsupported", "fabrication", "high", "nothing in the sources supports this claim")
+
+    alignment = align(body, evidence.text)
+    region = alignment.region
+    doc_norm = tx.normalize(doc.text)
+
+    # quotations must be verbatim in the cited (or given) source
+    for quote in tx.quotations(claim) or ([body] if speaker else []):
+        ok = tx.normalize(quote).strip(" .") in doc_norm
+        checks.append(Check("quotation", ok, quote[:80]))
+        if not ok:
+            return fail("misquote", "misattribution", "high", "the quoted words are not in the source as written")
+
+    # who is said to have said it
+    if speaker:
+        owner = tx.normalize(f"{doc.title} {doc.author or ''} {evidence.text}")
+        compact = owner.replace(" ", "")
+        missing = [t for t in tx.capitalized_terms(speaker) if t not in owner and t not in compact]
+        checks.append(Check("speaker", not missing, ", ".join(missing)))
+        if missing:
+            return fail("misattributed", "misattribution", "high", f"the source is not by {speaker}")
+
+    coverage_ok = evidence.coverage >= SUPPORT_THRESHOLD
+    checks.append(Check("coverage", coverage_ok, f"{evidence.coverage:.2f} of the claim's words in the evidence"))
+    if not coverage_ok:
+        if elsewhere and elsewhere[1].coverage >= SUPPORT_THRESHOLD and elsewhere[1].coverage > evidence.coverage + MISATTRIBUTION_MARGIN:
+            result.evidence = elsewhere[1]
+            result.support = elsewhere[1].coverage
+            return fail("misattributed", "misattribution", "high", f"the support is in {elsewhere[0].source_id}, not the cited source")
+        kind: ClaimType = "inference" if evidence.coverage >= 0.5 else "fabrication"
+        return fail("unsupported", kind, "high" if kind == "fabrication" else "medium", "the evidence does not contain most of the claim")
+
+    # numbers, amounts and dates
+    claim_numbers = tx.numbers(body)
+    window_numbers = tx.number_vocabulary(evidence.text)
+    missing_numbers = sorted(claim_numbers - window_numbers)
+    checks.append(Check("numbers", not missing_numbers, ", ".join(missing_numbers)))
+    if missing_numbers:
+        verdict: Verdict = "contradicted" if window_numbers - claim_numbers else "unsupported"
+        return fail(verdict, "unverified_detail", "high", f"{', '.join(missing_numbers)} is not in the evidence")
+
+    # names, places and institutions
+    context = tx.normalize(f"{evidence.text} {doc.title} {doc.author or ''}")
+    context_words = set(tx.words(context))
+    first_person = bool(context_words & tx.FIRST_PERSON)
+    missing_names = [
+        t for t in tx.capitalized_terms(body)
+        if t not in context_words and t not in context and not (first_person and t in tx.VOICE_ROLES)
+    ]
+    checks.append(Check("names", not missing_names, ", ".join(missing_names)))
+    if missing_names:
+        return fail("unsupported", "unverified_detail", "high", f"{', '.join(missing_names)} is not in the evidence")
+
+    # negation flipped: a "not" added or dropped where the claim otherwise follows the source
+    claim_tokens = tx.words(body)
+    added = [t for t in alignment.claim_only if tx.is_negation(t)]
+    dropped = [t for t in alignment.evidence_only if tx.is_negation(t)]
+    checks.append(Check("negation", not (added or dropped), " ".join(added + dropped)))
+    if added or dropped:
+        what = f"adds '{added[0]}'" if added else f"drops '{dropped[0]}'"
+        return fail("contradicted", "fabrication", "critical", f"the claim {what} and so reverses the source")
+
+    # scope widened (all, every, never, certainly ...)
+    region_words = set(region)
+    widened = sorted(
+        ({t for t in claim_tokens if t in tx.SCOPE_WORDS} - region_words)
+        | {t for t in alignment.claim_only if t in tx.SCOPE_WORDS}
+    )
+    checks.append(Check("scope", not widened, ", ".join(widened)))
+    if widened:
+        return fail("unsupported", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
+
+    result.reason = "the evidence contains the claim's words, numbers and names"
+    return result

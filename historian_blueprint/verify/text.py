@@ -1,0 +1,122 @@
+"""Text normalization shared by the grounding checks: words, numbers, quotations, negations, scope."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from historian_blueprint.index.bm25 import STOPWORDS, stem
+
+_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w])\d+(?:st|nd|rd|th)\b")
+_QUOTATION = re.compile(r'"([^"]{12,})"')
+
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+    "million": 1_000_000, "billion": 1_000_000_000, "first": 1, "second": 2, "third": 3, "fourth": 4,
+    "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "dozen": 12,
+}
+NEGATIONS = frozenset(
+    "not no never none nothing neither nor nobody nowhere cannot without n't hardly scarcely".split()
+)
+SCOPE_WORDS = frozenset(
+    "all every always never none entire entirely completely totally wholly whole only sole solely "
+    "universal universally everyone everybody everything everywhere invariably any each "
+    "certainly definitely surely undoubtedly inevitably absolutely unquestionably".split()
+)
+# Third-person names for the first-person voice of a document ("I recommend" -> "The President recommended").
+VOICE_ROLES = frozenset("president author speaker narrator interviewee writer informant secretary governor".split())
+FIRST_PERSON = frozenset("i we my our me us".split())
+# Words whose presence in a claim but absence from its evidence widens what the source said.
+HEDGES = frozenset("many some most several often sometimes usually generally largely partly few certain".split())
+
+
+def normalize(text: str) -> str:
+    """Unify quotes, dashes and Unicode forms; collapse whitespace; lowercase."""
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens (keeping contractions) of normalized text."""
+    return _WORD.findall(normalize(text))
+
+
+def vstem(word: str) -> str:
+    """A light verb and plural stemmer for matching claims to sources (recommended -> recommend)."""
+    for suffix, keep in (("ingly", 5), ("edly", 5), ("ing", 5), ("ed", 4), ("es", 4), ("ly", 5)):
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep - 1:
+            return word[: -len(suffix)]
+    return stem(word)
+
+
+def _compound_numbers(text: str) -> str:
+    """eighty-four -> 84, so that words and digits compare."""
+
+    def repl(match: re.Match[str]) -> str:
+        tens, unit = NUMBER_WORDS.get(match.group(1).lower()), NUMBER_WORDS.get(match.group(2).lower())
+        if tens and unit and tens % 10 == 0 and 20 <= tens <= 90 and 1 <= unit <= 9:
+            return str(tens + unit)
+        return match.group(0)
+
+    return re.sub(r"\b([A-Za-z]+)-([A-Za-z]+)\b", repl, text)
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed words that carry meaning: no stopwords, number words as digits."""
+    out = []
+    for w in words(_compound_numbers(text)):
+        w = w.replace("'", "")
+        if w in NUMBER_WORDS:
+            out.append(str(NUMBER_WORDS[w]))
+        elif w not in STOPWORDS and len(w) > 1:
+            out.append(vstem(w))
+    return out
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers, amounts, percentages and ordinals, normalized (``$1,081,000`` -> ``1081000``)."""
+    found = set()
+    text = _compound_numbers(text)
+    for match in _NUMBER.findall(unicodedata.normalize("NFKC", text)):
+        value = re.sub(r"(st|nd|rd|th)$", "", match).replace("$", "").replace(",", "").rstrip("%")
+        if value.endswith(".00"):
+            value = value[:-3]
+        if value:
+            found.add(value.rstrip(".") or value)
+    for w in words(text):
+        if w in NUMBER_WORDS and w not in ("one", "first", "second"):
+            found.add(str(NUMBER_WORDS[w]))
+    return found
+
+
+def number_vocabulary(text: str) -> set[str]:
+    """Every number a text expresses, in digits or words."""
+    out = numbers(text)
+    out.update(str(NUMBER_WORDS[w]) for w in words(_compound_numbers(text)) if w in NUMBER_WORDS)
+    return out
+
+
+def quotations(text: str) -> list[str]:
+    """Double-quoted passages of at least a few words."""
+    return [q.strip() for q in _QUOTATION.findall(unicodedata.normalize("NFKC", text).translate(_QUOTES))]
+
+
+def is_negation(token: str) -> bool:
+    return token in NEGATIONS or token.endswith("n't")
+
+
+def capitalized_terms(text: str) -> list[str]:
+    """Capitalized words that are not stopwords (names, places, institutions), lowercased."""
+    raw = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    out = []
+    for match in re.finditer(r"\b[A-Z][\w'-]*", raw):
+        token = match.group(0).lower().strip("'")
+        if token in STOPWORDS or len(token) < 2 or token in NUMBER_WORDS:
+            continue
+        out.append(token)
+    return out
