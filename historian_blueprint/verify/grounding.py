@@ -23,6 +23,7 @@ Severity = Literal["none", "low", "medium", "high", "critical"]
 
 SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
 MISATTRIBUTION_MARGIN = 0.15
+DOCUMENT_THRESHOLD = 0.9   # share of the claim's content words found anywhere in the source document
 
 _ATTRIBUTION = re.compile(
     r'^(?P<who>[^"]{2,90}?)\s+(?:said|wrote|stated|declared|noted|remarked|observed|added|argued|told [^"]{1,40}?)'
@@ -84,6 +85,11 @@ class ClaimResult:
 @lru_cache(maxsize=512)
 def _sentences(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     return tuple((s, e, frozenset(tx.content_words(text[s:e]))) for s, e in sentence_spans(text))
+
+
+@lru_cache(maxsize=512)
+def _document_words(text: str) -> frozenset[str]:
+    return frozenset(tx.content_words(text))
 
 
 def best_window(claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3) -> Evidence | None:
@@ -226,6 +232,13 @@ def check_claim(
 
     coverage_ok = evidence.coverage >= SUPPORT_THRESHOLD
     checks.append(Check("coverage", coverage_ok, f"{evidence.coverage:.2f} of the claim's words in the evidence"))
+    if coverage_ok:
+        doc_words = _document_words(doc.text) | set(tx.content_words(f"{doc.title} {doc.author or ''}"))
+        novel = sorted(claim_words - doc_words)
+        doc_share = 1 - len(novel) / len(claim_words)
+        checks.append(Check("novel_words", doc_share >= DOCUMENT_THRESHOLD, ", ".join(novel[:8])))
+        if doc_share < DOCUMENT_THRESHOLD:
+            return fail("unsupported", "unverified_detail", "medium", f"the source never mentions {', '.join(novel[:3])}")
     if not coverage_ok:
         if elsewhere and elsewhere[1].coverage >= SUPPORT_THRESHOLD and elsewhere[1].coverage > evidence.coverage + MISATTRIBUTION_MARGIN:
             result.evidence = elsewhere[1]
@@ -276,3 +289,24 @@ def check_claim(
 
     result.reason = "the evidence contains the claim's words, numbers and names"
     return result
+
+
+def verify_claim(
+    claim: str,
+    documents: Sequence[SourceText],
+    cited: Sequence[Cited] = (),
+    search: Callable[[str], Sequence[SourceText]] | None = None,
+    checker: Callable[..., ClaimResult] | None = None,
+) -> ClaimResult:
+    """check_claim that fails safe: an error in any check gives an unverified claim, never a supported one."""
+    try:
+        result = (checker or check_claim)(claim, documents, cited, search)
+        if not isinstance(result, ClaimResult):
+            raise TypeError(f"checker returned {type(result).__name__}")
+        return result
+    except Exception as exc:  # fail safe: record why, never call it supported
+        return ClaimResult(
+            claim, "unsupported", "unverified_detail", "high", None, 0.0,
+            [Check("verifier", False, f"{type(exc).__name__}: {exc}")],
+            reason=f"verification failed ({type(exc).__name__}); the claim is not verified", cited=list(cited),
+        )

@@ -35,10 +35,22 @@ FIRST_PERSON = frozenset("i we my our me us".split())
 HEDGES = frozenset("many some most several often sometimes usually generally largely partly few certain".split())
 
 
+# Conversational words that carry no checkable fact ("well, ...", "yeah ...", "I think ...").
+FILLERS = frozenset(
+    "well yea yeah yes yep oh ok okay also actually really um uh hmm like pretty just think know guess "
+    "believe lol interesting cool wow sure indeed though anyway maybe perhaps probably quite much lot lots "
+    "thing things kind sort stuff".split()
+)
+_ABBREVIATIONS = {"u.s.": "us", "u.k.": "uk", "u.s.a.": "usa"}
+
+
 def normalize(text: str) -> str:
     """Unify quotes, dashes and Unicode forms; collapse whitespace; lowercase."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    return re.sub(r"\s+", " ", text).strip().lower()
+    text = re.sub(r"\s+", " ", text).strip().lower()
+    for short, word in _ABBREVIATIONS.items():
+        text = text.replace(short, word)
+    return text
 
 
 def words(text: str) -> list[str]:
@@ -73,7 +85,7 @@ def content_words(text: str) -> list[str]:
         w = w.replace("'", "")
         if w in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[w]))
-        elif w not in STOPWORDS and len(w) > 1:
+        elif w not in STOPWORDS and w not in FILLERS and len(w) > 1:
             out.append(vstem(w))
     return out
 
