@@ -239,6 +239,52 @@ class _NullLock:
         return None
 
 
+class PerThreadDatabase:
+    """A litemongo database usable from any thread: each thread gets its own client (SQLite objects are
+    bound to the thread that opened them). LangGraph runs nodes in worker threads, so one run touches
+    the store from several threads."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.path = path
+        self.name = name
+        self._clients: dict[int, Any] = {}
+        self._guard = threading.Lock()
+
+    def current(self) -> Any:
+        ident = threading.get_ident()
+        with self._guard:
+            client = self._clients.get(ident)
+        if client is None:
+            import litemongo
+
+            client = litemongo.connect(str(self.path))
+            with self._guard:
+                self._clients[ident] = client
+        return client[self.name]
+
+    def __getitem__(self, collection: str) -> PerThreadCollection:
+        return PerThreadCollection(self, collection)
+
+    def close(self) -> None:
+        """Close this thread's client; drop the others (SQLite lets them be freed from any thread)."""
+        with self._guard:
+            clients, self._clients = self._clients, {}
+        mine = clients.pop(threading.get_ident(), None)
+        if mine is not None:
+            mine.close()
+
+
+class PerThreadCollection:
+    """A collection of a PerThreadDatabase, resolved in the calling thread on every use."""
+
+    def __init__(self, database: PerThreadDatabase, name: str) -> None:
+        self.database = database
+        self.name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.database.current()[self.name], attr)
+
+
 class StoreFactory:
     """Open Stores for one app: a shared pymongo client, a host collection, or litemongo per thread."""
 
@@ -286,14 +332,11 @@ class StoreFactory:
                     self._client = pymongo.MongoClient(self.uri, serverSelectionTimeoutMS=5000, tz_aware=True)
             db = self._client[self.db_name]
             return Store(db, db[self.collection_name], self.fields, self.prefix)
-        import litemongo
-
         path = self.litemongo_path
         path.mkdir(parents=True, exist_ok=True)
-        client = litemongo.connect(str(path))
-        db = client[self.db_name]
+        db = PerThreadDatabase(path, self.db_name)
         lock = _lock_for(str(path.resolve()))
-        return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock, client=client)
+        return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock, client=db)
 
     def close(self) -> None:
         """Close the shared pymongo client, if one was opened."""

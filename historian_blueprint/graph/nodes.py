@@ -1,0 +1,238 @@
+"""Graph nodes: each takes the state (and config), returns only the fields it changes, reports progress."""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_stream_writer
+
+from historian_blueprint.graph import offline
+from historian_blueprint.graph.state import Answer, State
+from historian_blueprint.index.chunking import Layout
+from historian_blueprint.verify.draft import verify_claims
+from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText
+from historian_blueprint.verify.reports import Caps, challenge as make_challenge, counter_argue as make_counter
+from historian_blueprint.verify.reports import interrogate as make_interrogation, judge as make_judge
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@dataclass
+class Context:
+    """What the nodes need from the app: retrieval, documents, settings. Passed in the run config."""
+
+    retrieve: Callable[[str, int], list[dict[str, Any]]]
+    get_document: Callable[[str], SourceText | None]
+    search: Callable[[str], Sequence[SourceText]] | None
+    caps: Caps = field(default_factory=Caps)
+    top_k: int = 12
+    rerank_k: int = 6
+    max_revisions: int = 2
+    max_question_chars: int = 2000
+    n_documents: int = 0
+    checker: Callable[..., ClaimResult] | None = None
+
+
+def ctx(config: RunnableConfig) -> Context:
+    return config["configurable"]["historian"]
+
+
+def node(detail: Callable[[dict[str, Any]], str] | None = None):
+    """Time a node, add a trace entry and stream a progress event when it finishes."""
+
+    def wrap(fn: Callable[[State, RunnableConfig], dict[str, Any]]):
+        @functools.wraps(fn)
+        def run(state: State, config: RunnableConfig) -> dict[str, Any]:
+            t0 = time.perf_counter()
+            update = fn(state, config)
+            ms = round((time.perf_counter() - t0) * 1000, 2)
+            text = detail(update) if detail else ""
+            entry = {"node": fn.__name__, "ms": ms, "detail": text}
+            try:
+                get_stream_writer()({"event": "node", **entry})
+            except RuntimeError:  # not running under a stream: nothing to report to
+                pass
+            return {**update, "trace": [entry]}
+
+        return run
+
+    return wrap
+
+
+@node(lambda u: u.get("error") or f"{len(u.get('question', ''))} characters")
+def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
+    question = _CONTROL.sub("", state.get("question") or "")
+    question = re.sub(r"\s+", " ", question).strip()
+    limit = ctx(config).max_question_chars
+    if not question:
+        return {"question": "", "error": "the question is empty"}
+    if len(question) > limit:
+        return {"question": question[:limit], "error": f"the question is longer than {limit} characters"}
+    return {"question": question, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}
+
+
+@node(lambda u: u["route"])
+def route(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"route": offline.route(state["question"])}
+
+
+@node(lambda u: f"{len(u['sub_queries'])} queries")
+def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"sub_queries": offline.plan(state["question"], state["route"])}
+
+
+@node(lambda u: f"{len(u['hits'])} chunks retrieved")
+def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
+    c = ctx(config)
+    best: dict[int, dict[str, Any]] = {}
+    for query in state["sub_queries"]:
+        for hit in c.retrieve(query, c.top_k):
+            if hit["row"] not in best or best[hit["row"]]["score"] < hit["score"]:
+                best[hit["row"]] = hit
+    hits = sorted(best.values(), key=lambda h: -h["score"])[: max(c.rerank_k * 2, c.top_k)]
+    return {"hits": hits}
+
+
+@node(lambda u: f"expanded to {len(u['sub_queries'])} queries")
+def expand(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"sub_queries": offline.expand(state["question"], state.get("hits", [])), "expanded": True}
+
+
+@node(lambda u: f"{len(u['facts'])} evidence sentences")
+def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
+    c = ctx(config)
+    facts = offline.extract(state["question"], state["hits"])
+    layouts: dict[str, Layout] = {}
+    refined = []
+    for fact in facts:
+        if fact.source_id not in layouts:
+            doc = c.get_document(fact.source_id)
+            layouts[fact.source_id] = Layout(doc.text) if doc else None
+        layout = layouts[fact.source_id]
+        refined.append(fact.model_copy(update={"locator": layout.locate(fact.start, fact.end)}) if layout else fact)
+    return {"facts": refined}
+
+
+@node(lambda u: "refusal" if u["draft"].refusal else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
+def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
+    c = ctx(config)
+    draft = offline.compose(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents)
+    return {"draft": draft, "compose_attempts": state.get("compose_attempts", 0) + 1}
+
+
+def answer_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
+    """Each bullet is a claim cited to its citation's exact span."""
+    out = []
+    for bullet, citation in zip(draft.bullets, draft.citations):
+        quoted = re.search(r"“(.+)”", bullet, re.S)
+        out.append((quoted.group(1) if quoted else bullet, [Cited(citation.source_id, citation.start, citation.end)]))
+    return out
+
+
+@node(lambda u: "; ".join(u["validation_errors"]) or f"valid; {len(u.get('claims', []))} claims checked")
+def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
+    c = ctx(config)
+    draft = state["draft"]
+    errors = []
+    if draft is None:
+        return {"validation_errors": ["no draft"]}
+    try:
+        Answer.model_validate(draft.model_dump())
+    except Exception as exc:
+        errors.append(f"schema: {exc}")
+    if not draft.refusal:
+        if not 3 <= len(draft.bullets) <= 8:
+            errors.append(f"{len(draft.bullets)} bullets (need 3–8)")
+        ids = {cit.id for cit in draft.citations}
+        markers = {int(m) for m in re.findall(r"\[(\d+)\]", draft.answer + " ".join(draft.bullets))}
+        if markers - ids:
+            errors.append(f"markers without citations: {sorted(markers - ids)}")
+        for cit in draft.citations:
+            doc = c.get_document(cit.source_id)
+            if doc is None or doc.text[cit.start:cit.end] != cit.text:
+                errors.append(f"citation [{cit.id}] is not the text at its offsets")
+    if errors or draft.refusal:
+        return {"validation_errors": errors, "claims": []}
+    return {"validation_errors": [], **_ground(state, config, draft)}
+
+
+def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any]:
+    """The deterministic floor: verify every claim of the answer against its cited span."""
+    c = ctx(config)
+    verification = verify_claims(
+        answer_claims(draft), get_document=c.get_document, search=c.search, caps=c.caps, passages=state.get("hits", []),
+        checker=c.checker,
+    )
+    return {"claims": verification.claims}
+
+
+@node(lambda u: u["verification"]["challenge"]["summary"])
+def challenge(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"verification": {"challenge": make_challenge(state["claims"], ctx(config).caps).model_dump()}}
+
+
+@node(lambda u: u["verification"]["interrogation"]["summary"])
+def interrogate(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"verification": {"interrogation": make_interrogation(state["claims"], ctx(config).caps).model_dump()}}
+
+
+@node(lambda u: u["verification"]["counter"]["summary"])
+def counter_argue(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"verification": {"counter": make_counter(state["claims"], state.get("hits", []), ctx(config).caps).model_dump()}}
+
+
+@node(lambda u: u["verification"]["judge"]["summary"])
+def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
+    from historian_blueprint.verify.reports import ChallengeReport, CounterReport, InterrogationReport
+
+    c = ctx(config)
+    v = state["verification"]
+    failed = any(ch.name == "verifier" and not ch.ok for claim in state["claims"] for ch in claim.checks)
+    report = make_judge(
+        state["claims"], ChallengeReport(**v["challenge"]), InterrogationReport(**v["interrogation"]),
+        CounterReport(**v["counter"]), c.caps, revisions_left=state.get("revisions", 0) < c.max_revisions,
+        failed_checks=failed,
+    )
+    return {"verification": {"judge": report.model_dump()}, "confidence": report.confidence, "status": report.status}
+
+
+@node(lambda u: f"revision {u['revisions']}: {len(u['draft'].citations)} findings kept")
+def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
+    flagged = {claim.id for claim in state["claims"] if claim.verdict != "supported"}
+    return {"draft": offline.revise(state["draft"], flagged), "revisions": state.get("revisions", 0) + 1}
+
+
+@node(lambda u: f"{len(u['draft'].citations)} citations")
+def cite(state: State, config: RunnableConfig) -> dict[str, Any]:
+    return {"draft": state["draft"]}
+
+
+@node(lambda u: u["output"]["status"])
+def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
+    draft: Answer | None = state.get("draft")
+    verification = dict(state.get("verification") or {})
+    if state.get("error"):
+        status, answer, bullets, citations = "human_review", f"Historian could not run: {state['error']}.", [], []
+        confidence = 0.0
+    elif draft is None or draft.refusal or state.get("validation_errors"):
+        status = "human_review"
+        answer = draft.answer if draft else "No answer could be composed."
+        if state.get("validation_errors"):
+            answer += " (The answer failed validation: " + "; ".join(state["validation_errors"]) + ")"
+        bullets, citations, confidence = [], [], 0.0
+    else:
+        status = state.get("status", "human_review")
+        answer, bullets, citations = draft.answer, draft.bullets, [c.model_dump() for c in draft.citations]
+        confidence = state.get("confidence", 0.0)
+    output = {
+        "answer": answer, "bullets": bullets, "citations": citations, "confidence": confidence, "status": status,
+        "claims": [c.model_dump() for c in state.get("claims", [])], "verification": verification,
+        "refusal": bool(draft and draft.refusal),
+    }
+    return {"output": output}

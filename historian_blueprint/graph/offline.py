@@ -1,0 +1,188 @@
+"""The offline engine: deterministic router, planner, extractor, extractive composer and reviser."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from historian_blueprint.graph.state import REFUSAL_PREFIX, Answer, Citation, Fact
+from historian_blueprint.index.bm25 import tokenize
+from historian_blueprint.index.chunking import sentence_spans
+from historian_blueprint.verify import text as tx
+
+_COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
+_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
+MIN_FACT_SCORE = 0.34   # below this the best evidence shares too little with the question: refuse
+MIN_OVERLAP = 0.5       # a usable fact contains at least half of the question's content words
+MIN_SUPPORTED_FACTS = 2
+# Words that say what to do with the answer rather than what it is about.
+INSTRUCTION_WORDS = frozenset(
+    "list name describe explain give tell identify summarize summarise discuss according document documents "
+    "collection say said mention mentioned main major key".split()
+)
+_WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
+
+
+def question_words(question: str) -> set[str]:
+    """The question's content words, without instruction words and the requested count."""
+    count = requested_count(question)
+    return {w for w in tx.content_words(question) if w not in INSTRUCTION_WORDS and w != str(count)}
+
+
+def text_quality(sentence: str) -> float:
+    """Share of tokens that look like words (raw OCR debris scores low)."""
+    tokens = sentence.split()
+    if not tokens:
+        return 0.0
+    return sum(1 for t in tokens if _WORDLIKE.match(t)) / len(tokens)
+
+
+def display(text: str) -> str:
+    """A quote as shown in prose (line breaks of the source collapsed); the citation keeps it exact."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def route(question: str) -> str:
+    """simple: one fact-finding question; complex: compare / list / multi-part questions."""
+    return "complex" if _COMPLEX.search(question) or question.count("?") > 1 or len(question.split()) > 22 else "simple"
+
+
+def plan(question: str, kind: str) -> list[str]:
+    """Sub-queries: the question itself, plus its parts for compare and multi-part questions."""
+    queries = [question]
+    if kind == "complex":
+        parts = re.split(r"\?\s+|;\s+|\b(?:versus|vs\.?|compared (?:with|to)|and)\b", question)
+        for part in parts:
+            words = tokenize(part)
+            if 2 <= len(words) and part.strip() and part.strip() != question:
+                queries.append(part.strip(" ?,."))
+    return list(dict.fromkeys(queries))[:4]
+
+
+def expand(question: str, hits: list[dict[str, Any]], n_terms: int = 6) -> list[str]:
+    """Pseudo-relevance feedback: add the terms most frequent in the best hits (or just the key terms)."""
+    base = tokenize(question)
+    if not hits:
+        return [" ".join(base)] if base else [question]
+    counts = Counter(t for h in hits[:5] for t in tokenize(h["text"]) if t not in base and len(t) > 3)
+    extra = [t for t, _ in counts.most_common(n_terms)]
+    return [f"{question} {' '.join(extra)}", " ".join(base)]
+
+
+def requested_count(question: str) -> int | None:
+    match = _COUNT.search(question)
+    if not match:
+        return None
+    value = match.group(1).lower()
+    number = tx.NUMBER_WORDS.get(value) if not value.isdigit() else int(value)
+    return number if number and 1 <= number <= 8 else None
+
+
+def extract(question: str, hits: list[dict[str, Any]], limit: int = 24) -> list[Fact]:
+    """Split the retrieved chunks into sentences with exact offsets; score each against the question."""
+    q_words = question_words(question)
+    facts: dict[tuple[str, int], Fact] = {}
+    for rank, hit in enumerate(hits):
+        for s, e in sentence_spans(hit["text"]):
+            sentence = hit["text"][s:e]
+            words = set(tx.content_words(sentence))
+            if len(words) < 4 or len(sentence) > 600:
+                continue
+            overlap = len(q_words & words) / max(len(q_words), 1)
+            if overlap < MIN_OVERLAP:
+                continue
+            quality = text_quality(sentence)
+            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) - 0.01 * rank) * quality
+            start = hit["start"] + s
+            key = (hit["source_id"], start)
+            if key not in facts or facts[key].score < score:
+                facts[key] = Fact(
+                    source_id=hit["source_id"], title=hit["title"], author=hit.get("author"), year=hit.get("year"),
+                    start=start, end=hit["start"] + e, text=sentence, locator=hit["locator"], score=round(score, 4),
+                )
+    ranked = sorted(facts.values(), key=lambda f: -f.score)
+    return ranked[:limit]
+
+
+def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
+    words = set(tx.content_words(fact.text))
+    for other in chosen:
+        theirs = set(tx.content_words(other.text))
+        if len(words & theirs) / max(min(len(words), len(theirs)), 1) > 0.6:
+            return True
+    return False
+
+
+def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int) -> Answer:
+    """Build the answer from the best non-redundant evidence sentences, each quoted and cited."""
+    usable = [f for f in facts if f.score >= MIN_FACT_SCORE]
+    if len(usable) < MIN_SUPPORTED_FACTS:
+        return refusal(question, facts, searched, n_documents)
+    wanted = requested_count(question)
+    target = min(max(wanted or 4, 3), 8)
+    chosen: list[Fact] = []
+    for fact in usable:
+        if not _redundant(fact, chosen):
+            chosen.append(fact)
+        if len(chosen) == target:
+            break
+    if len(chosen) < 3:
+        for fact in facts:  # a short answer still needs three findings when the evidence allows it
+            if fact not in chosen and not _redundant(fact, chosen) and fact.score >= MIN_FACT_SCORE * 0.75:
+                chosen.append(fact)
+            if len(chosen) == 3:
+                break
+    if len(chosen) < 3:
+        return refusal(question, facts, searched, n_documents)
+    citations = [
+        Citation(id=n, source_id=f.source_id, title=f.title, author=f.author, year=f.year, locator=f.locator,
+                 text=f.text, start=f.start, end=f.end)
+        for n, f in enumerate(chosen, start=1)
+    ]
+    bullets = [f"{_attribution(f)}: “{display(f.text)}” [{n}]" for n, f in enumerate(chosen, start=1)]
+    sources = sorted({f.title for f in chosen})
+    lead = chosen[0]
+    several = len(sources) != 1
+    narrative = (
+        f"{len(sources)} document{'s' if several else ''} in the collection {'bear' if several else 'bears'} on this question. "
+        f"The most direct evidence is {_attribution(lead)}: “{display(lead.text)}” [1]"
+    )
+    if len(chosen) > 1:
+        narrative += " " + " ".join(f"{_attribution(f)} adds: “{display(f.text)}” [{n}]" for n, f in enumerate(chosen[1:3], start=2))
+    return Answer(answer=narrative, bullets=bullets, citations=citations)
+
+
+def _attribution(fact: Fact) -> str:
+    who = fact.author or fact.title
+    when = f" ({fact.year})" if fact.year else ""
+    return f"{who}{when}, {fact.locator}"
+
+
+def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: int) -> Answer:
+    """Say that the collection does not answer, and what was searched."""
+    closest = "; ".join(f"{f.title} ({f.locator})" for f in facts[:3]) or "none"
+    text = (
+        f"{REFUSAL_PREFIX} “{question}”. Searched {n_documents} documents for: "
+        + "; ".join(f"“{q}”" for q in searched)
+        + f". The closest passages ({closest}) do not contain enough of the question to answer it."
+    )
+    return Answer(answer=text, bullets=[], citations=[], refusal=True)
+
+
+def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
+    """Drop the findings whose claims failed; renumber the rest. Fewer than three left: qualify instead."""
+    keep = [c for c in draft.citations if c.id not in flagged_citations]
+    if len(keep) == len(draft.citations):
+        return draft
+    bullets_by_id = {c.id: b for c, b in zip(draft.citations, draft.bullets)}
+    citations, bullets = [], []
+    for n, c in enumerate(keep, start=1):
+        citations.append(c.model_copy(update={"id": n}))
+        bullets.append(re.sub(r"\[\d+\]$", f"[{n}]", bullets_by_id[c.id]))
+    if not citations:
+        return draft.model_copy(update={"answer": draft.answer + " (None of these passages could be verified.)"})
+    answer = f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain: " + " ".join(
+        b for b in bullets[:3]
+    )
+    return Answer(answer=answer, bullets=bullets, citations=citations)

@@ -1,0 +1,104 @@
+"""Check a draft: split it into claims, verify each against its cited source or the collection, report."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from historian_blueprint.index.chunking import Layout, sentence_spans
+from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText, verify_claim
+from historian_blueprint.verify.reports import (
+    Caps, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, challenge, counter_argue, interrogate, judge,
+)
+from historian_blueprint.verify.schema import ClaimVerdict, to_verdict
+
+_CITATION = re.compile(r"\s*\[(?:source:\s*)?([A-Za-z0-9][\w.:-]*)\]")
+
+
+class Verification(BaseModel):
+    """The verification of a set of claims: per-claim verdicts, the four reports, confidence and status."""
+
+    claims: list[ClaimVerdict]
+    challenge: ChallengeReport
+    interrogation: InterrogationReport
+    counter: CounterReport
+    judge: JudgeReport
+    confidence: float
+    status: str
+    latency_ms: float = 0.0
+
+
+def split_claims(text: str) -> list[tuple[str, list[str]]]:
+    """Split a draft into sentence claims, each with the source ids cited inline as ``[source-id]``."""
+    out = []
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        ids = _CITATION.findall(sentence)
+        claim = _CITATION.sub("", sentence).strip()
+        if len(claim.split()) >= 3:
+            out.append((claim, ids))
+    return out
+
+
+def verify_claims(
+    claims: Sequence[tuple[str, Sequence[Cited]]],
+    *,
+    get_document: Callable[[str], SourceText | None],
+    search: Callable[[str], Sequence[SourceText]] | None,
+    caps: Caps,
+    passages: list[dict[str, Any]] | None = None,
+    revisions_left: bool = True,
+    checker: Callable[..., ClaimResult] | None = None,
+) -> Verification:
+    """Verify each (claim, citations) pair and build the reports (the floor first, then the roles)."""
+    t0 = time.perf_counter()
+    verdicts: list[ClaimVerdict] = []
+    failed_checks = False
+    layouts: dict[str, Layout] = {}
+    for n, (claim, cited) in enumerate(claims, start=1):
+        documents = [d for d in (get_document(c.source_id) for c in cited) if d is not None]
+        if not cited and search is not None:
+            documents = list(search(claim))
+        result = verify_claim(claim, documents, cited, search, checker=checker)
+        failed_checks |= any(c.name == "verifier" and not c.ok for c in result.checks)
+        if result.evidence and result.evidence.source_id not in layouts:
+            source = get_document(result.evidence.source_id) or next(
+                (d for d in documents if d.source_id == result.evidence.source_id), None
+            )
+            if source is not None:
+                layouts[source.source_id] = Layout(source.text)
+        verdicts.append(to_verdict(n, result, layouts))
+    ch = challenge(verdicts, caps)
+    it = interrogate(verdicts, caps)
+    co = counter_argue(verdicts, passages or [], caps)
+    jd = judge(verdicts, ch, it, co, caps, revisions_left=revisions_left, failed_checks=failed_checks)
+    return Verification(
+        claims=verdicts, challenge=ch, interrogation=it, counter=co, judge=jd,
+        confidence=jd.confidence, status=jd.status, latency_ms=round((time.perf_counter() - t0) * 1000, 2),
+    )
+
+
+def verify_draft(
+    text: str,
+    *,
+    sources: Sequence[str] = (),
+    get_document: Callable[[str], SourceText | None],
+    search: Callable[[str], Sequence[SourceText]] | None,
+    caps: Caps,
+    checker: Callable[..., ClaimResult] | None = None,
+) -> Verification:
+    """Verify a pasted draft: inline ``[id]`` citations, else ``sources``, else the whole collection."""
+    claims = []
+    for claim, ids in split_claims(text):
+        cited_ids = ids or list(sources)
+        cited = []
+        for source_id in cited_ids:
+            doc = get_document(source_id)
+            if doc is not None:
+                cited.append(Cited(source_id, 0, len(doc.text)))
+        claims.append((claim, cited))
+    return verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False, checker=checker)

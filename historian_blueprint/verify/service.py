@@ -1,0 +1,65 @@
+"""Verification as the app sees it: documents from the store, the collection searched through the index."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from flask import current_app
+
+from historian_blueprint import get_state, get_store
+from historian_blueprint.verify.draft import Verification, verify_draft
+from historian_blueprint.verify.grounding import SourceText
+from historian_blueprint.verify.reports import Caps
+from historian_blueprint.verify.sources import DocumentSearch, from_store
+
+
+def document_getter():
+    """Return a cached ``source_id -> SourceText`` reader for this request."""
+    store = get_store()
+
+    @lru_cache(maxsize=256)
+    def get(source_id: str) -> SourceText | None:
+        doc = store.get_document(source_id)
+        return SourceText(doc.id, doc.text, doc.title, doc.author) if doc else None
+
+    return get
+
+
+def collection_search(k: int = 5):
+    """Search the collection for documents that could hold a claim: the index when built, else BM25 over documents."""
+    from historian_blueprint.index import service
+    from historian_blueprint.index.retriever import IndexNotBuilt
+
+    get = document_getter()
+    try:
+        service.get_index()
+
+        def search(claim: str) -> Sequence[SourceText]:
+            hits = service.retrieve(claim, top_k=k * 3)
+            ids = list(dict.fromkeys(h.source_id for h in hits))[:k]
+            return [d for d in map(get, ids) if d is not None]
+
+        return search
+    except IndexNotBuilt:
+        state = get_state()
+        count = get_store().count_documents()
+        cached = state.extras.get("document_search")
+        if cached is None or cached[0] != count:
+            cached = (count, DocumentSearch(from_store(get_store()), k=k))
+            state.extras["document_search"] = cached
+        return cached[1]
+
+
+def check_draft(text: str, sources: Sequence[str] = ()) -> Verification:
+    """Verify a draft against the collection (the function the API and the CLI call)."""
+    limit = current_app.config["HISTORIAN_LIMITS_MAX_DRAFT_CHARS"]
+    if not text or not text.strip():
+        raise ValueError("the draft is empty")
+    if len(text) > limit:
+        raise ValueError(f"the draft is {len(text)} characters; the limit is {limit} (HISTORIAN_LIMITS_MAX_DRAFT_CHARS)")
+    get = document_getter()
+    unknown = [s for s in sources if get(s) is None]
+    if unknown:
+        raise ValueError(f"no document with id {', '.join(unknown)}")
+    return verify_draft(text, sources=sources, get_document=get, search=collection_search(), caps=Caps.from_config(current_app.config))
