@@ -47,6 +47,7 @@ def build_cli() -> AppGroup:
 
     _register_index_commands(group)
     _register_bench_commands(group)
+    _register_graph_commands(group)
     return group
 
 
@@ -161,3 +162,76 @@ def _register_bench_commands(group: AppGroup) -> None:
             result["scale"] = query.run_scale_in_child(root, data_dir, n)
         result["targets"] = {"p95_ms": 150, "rss_mb": 1536}
         emit(result, as_json)
+
+
+def _register_graph_commands(group: AppGroup) -> None:
+    @group.command("ask")
+    @click.argument("question")
+    @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+    @click.option("--quiet", is_flag=True, help="Do not print progress.")
+    def ask_command(question: str, fmt: str, quiet: bool) -> None:
+        """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
+        from historian_blueprint.graph.export import to_markdown
+        from historian_blueprint.graph.run import ask
+        from historian_blueprint.index.generation import IndexMismatch
+        from historian_blueprint.index.retriever import IndexNotBuilt
+
+        def progress(event: dict) -> None:
+            if not quiet:
+                click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
+
+        try:
+            output = ask(question, user_id="cli", on_event=progress)
+        except (IndexNotBuilt, IndexMismatch) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
+
+    @group.command("verify")
+    @click.option("--text", help="The draft to check (or --file).")
+    @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), help="Read the draft from a file.")
+    @click.option("--source", "sources", multiple=True, help="A document id the draft cites (repeatable).")
+    @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+    def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], fmt: str) -> None:
+        """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
+        from pathlib import Path
+
+        from historian_blueprint.verify.service import check_draft
+
+        if path:
+            text = Path(path).read_text(encoding="utf-8")
+        if not text:
+            raise click.UsageError("give the draft with --text or --file")
+        try:
+            result = check_draft(text, sources)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        data = result.model_dump()
+        if fmt == "json":
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            return
+        click.echo(f"Status: {result.status} · confidence {result.confidence:.2f}")
+        for c in result.claims:
+            where = f" — {c.evidence.source_id}, {c.evidence.locator}" if c.evidence else ""
+            click.echo(f"  [{c.id}] {c.verdict:<13} {c.text[:90]}{where}")
+            if c.verdict != "supported":
+                click.echo(f"       {c.reason}")
+        for role in ("challenge", "interrogation", "counter", "judge"):
+            click.echo(f"  {role}: {getattr(result, role).summary}")
+
+    @group.command("eval")
+    @click.argument("path", type=click.Path(exists=True, dir_okay=False))
+    @click.option("--limit", type=int, default=None, help="Only the first N items.")
+    @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+                  help="Write a JSON report and a reliability-diagram PNG into this folder.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def eval_command(path: str, limit: int | None, report_dir: str | None, as_json: bool) -> None:
+        """Verify every labeled claim of a file; print detection, false positives, calibration, baseline."""
+        from pathlib import Path
+
+        from historian_blueprint.evaluation.harness import run, write_report
+
+        result = run(Path(path), limit=limit)
+        if report_dir:
+            json_path, png_path = write_report(result, Path(report_dir))
+            result["report"] = {"json": str(json_path), "reliability_png": str(png_path)}
+        click.echo(json.dumps(result, indent=None if as_json else 2))

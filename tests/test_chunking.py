@@ -88,3 +88,11 @@ def test_real_corpus_offsets_hold_and_sizes_match_the_profile():
                 for c in chunk_document(doc["_id"], doc["content"], 700, 150):
                     assert doc["content"][c.start:c.end] == c.text
                     assert len(c.text) <= 700
+
+
+def test_long_unbroken_speeches_are_located_by_sentence():
+    text = " ".join(f"This is sentence number {i} of a long address to the Congress." for i in range(1, 101))
+    layout = Layout(text)
+    start = text.index("number 42 ")
+    assert layout.locate(start, start + 10) == "sentence 42"
+    assert layout.locate(start, text.index("number 44 ") + 5) == "sentences 42–44"

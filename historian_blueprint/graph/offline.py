@@ -14,8 +14,8 @@ from historian_blueprint.verify import text as tx
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
 MIN_FACT_SCORE = 0.34   # below this the best evidence shares too little with the question: refuse
-MIN_OVERLAP = 0.5       # a usable fact contains at least half of the question's content words
-MIN_SUPPORTED_FACTS = 2
+MIN_OVERLAP = 0.5       # an answering fact contains at least half of the question's content words
+MIN_CONTEXT_OVERLAP = 0.25  # supporting findings may share less, but must share something
 # Words that say what to do with the answer rather than what it is about.
 INSTRUCTION_WORDS = frozenset(
     "list name describe explain give tell identify summarize summarise discuss according document documents "
@@ -90,7 +90,7 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24) -> list[
             if len(words) < 4 or len(sentence) > 600:
                 continue
             overlap = len(q_words & words) / max(len(q_words), 1)
-            if overlap < MIN_OVERLAP:
+            if overlap < MIN_CONTEXT_OVERLAP:
                 continue
             quality = text_quality(sentence)
             score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) - 0.01 * rank) * quality
@@ -100,6 +100,7 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24) -> list[
                 facts[key] = Fact(
                     source_id=hit["source_id"], title=hit["title"], author=hit.get("author"), year=hit.get("year"),
                     start=start, end=hit["start"] + e, text=sentence, locator=hit["locator"], score=round(score, 4),
+                    overlap=round(overlap, 4),
                 )
     ranked = sorted(facts.values(), key=lambda f: -f.score)
     return ranked[:limit]
@@ -116,8 +117,8 @@ def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
 
 def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int) -> Answer:
     """Build the answer from the best non-redundant evidence sentences, each quoted and cited."""
-    usable = [f for f in facts if f.score >= MIN_FACT_SCORE]
-    if len(usable) < MIN_SUPPORTED_FACTS:
+    usable = [f for f in facts if f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP]
+    if not usable:
         return refusal(question, facts, searched, n_documents)
     wanted = requested_count(question)
     target = min(max(wanted or 4, 3), 8)
@@ -128,8 +129,8 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
         if len(chosen) == target:
             break
     if len(chosen) < 3:
-        for fact in facts:  # a short answer still needs three findings when the evidence allows it
-            if fact not in chosen and not _redundant(fact, chosen) and fact.score >= MIN_FACT_SCORE * 0.75:
+        for fact in facts:  # fill to three findings with the best related evidence
+            if fact not in chosen and not _redundant(fact, chosen):
                 chosen.append(fact)
             if len(chosen) == 3:
                 break

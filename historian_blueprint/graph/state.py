@@ -24,6 +24,7 @@ class Fact(BaseModel):
     text: str
     locator: str
     score: float
+    overlap: float = 0.0
 
 
 class Citation(BaseModel):

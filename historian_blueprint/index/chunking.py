@@ -34,6 +34,7 @@ class Layout:
         self.paragraph_starts = [0] + [m.end() for m in _PARAGRAPH_BREAK.finditer(text)]
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.page_starts = self._page_starts(text, pages) if pages else None
+        self._sentence_starts: list[int] | None = None
 
     @staticmethod
     def _page_starts(text: str, pages: Sequence[str]) -> list[int] | None:
@@ -66,6 +67,13 @@ class Layout:
             first_page = bisect.bisect_right(self.page_starts, start)
             last_page = bisect.bisect_right(self.page_starts, last)
             return f"p. {first_page}" if first_page == last_page else f"pp. {first_page}–{last_page}"
+        if len(self.paragraph_starts) == 1 and len(self.line_starts) == 1 and len(self.text) > 2000:
+            # one long unbroken paragraph (many transcribed speeches): count sentences instead
+            if self._sentence_starts is None:
+                self._sentence_starts = [s for s, _ in sentence_spans(self.text)] or [0]
+            s1 = bisect.bisect_right(self._sentence_starts, start)
+            s2 = bisect.bisect_right(self._sentence_starts, last)
+            return f"sentence {s1}" if s1 == s2 else f"sentences {s1}–{s2}"
         p1, p2 = self.paragraph(start), self.paragraph(last)
         if p1 != p2:
             return f"paras {p1}–{p2}"

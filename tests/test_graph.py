@@ -1,0 +1,146 @@
+"""The verification graph with the offline engine, on real documents of the sample corpus."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from historian_blueprint import get_store
+from historian_blueprint.graph.run import ask, make_context
+from historian_blueprint.graph.state import REFUSAL_PREFIX, Output
+from historian_blueprint.verify.service import check_draft
+from tests.conftest import REPO, make_plain_app, small_docs
+from tests.test_index import run_reindex
+
+FULL_DOCS = ("sotu-1931-herbert-hoover", "sotu-1919-woodrow-wilson", "sotu-1893-grover-cleveland")
+
+
+def corpus_docs():
+    docs = small_docs(per_file=3)
+    with open(REPO / "historian_blueprint/demo/corpus/sotu_1860_1945.jsonl", encoding="utf-8") as fh:
+        docs += [d for d in map(json.loads, fh) if d["_id"] in FULL_DOCS]
+    return docs
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    app = make_plain_app(tmp_path_factory.mktemp("graph"), corpus_docs())
+    run_reindex(app)
+    return app
+
+
+def test_list_three_causes_gives_three_cited_bullets(app):
+    with app.app_context():
+        events = []
+        out = ask("List three causes of the depression", on_event=events.append)
+    Output.model_validate(out)
+    json.dumps(out)  # valid JSON
+    assert len(out["bullets"]) == 3
+    assert len(out["citations"]) >= 3
+    assert all(c["source_id"] and c["locator"] for c in out["citations"])
+    assert "sotu-1931-herbert-hoover" in {c["source_id"] for c in out["citations"]}
+    # every node reported progress as it finished, in order
+    nodes = [e["node"] for e in events]
+    assert nodes[:7] == ["ingest", "route", "plan", "retrieve", "extract", "compose", "validate"]
+    assert {"challenge", "interrogate", "counter_argue", "judge", "finalize"} <= set(nodes)
+
+
+def test_a_known_source_is_cited_at_its_exact_offsets(app):
+    with app.app_context():
+        out = ask("What did Grover Cleveland say about the repeal of the provision requiring the purchase of silver bullion?")
+        store = get_store()
+        assert "sotu-1893-grover-cleveland" in [c["source_id"] for c in out["citations"]]
+        for c in out["citations"]:
+            assert store.get_document(c["source_id"]).text[c["start"]:c["end"]] == c["text"]
+        assert out["status"] == "verified"
+
+
+def test_runs_are_stored_with_trace_and_generation(app):
+    with app.app_context():
+        out = ask("What did the slaves eat?", user_id="alice")
+        run = get_store().runs.find_one({"_id": out["metadata"]["run_id"]})
+    assert run["question"] == "What did the slaves eat?" and run["user_id"] == "alice"
+    assert run["output"]["status"] == out["status"]
+    assert [t["node"] for t in run["trace"]][0] == "ingest"
+    assert run["index_generation"] == 1 and run["engine"] == "embedded"
+    assert set(out["metadata"]["latency_ms"]) >= {"total", "retrieve", "compose", "judge"}
+
+
+def test_unanswerable_question_gets_the_refusal(app):
+    with app.app_context():
+        out = ask("What is the price of bitcoin on Mars?")
+    assert out["answer"].startswith(REFUSAL_PREFIX)
+    assert "Searched" in out["answer"] and out["citations"] == [] and out["status"] == "human_review"
+    Output.model_validate(out)
+
+
+def test_empty_and_oversized_questions_fail_clearly(app):
+    with app.app_context():
+        assert ask("   ")["answer"].startswith("Historian could not run: the question is empty")
+        assert "longer than 2000" in ask("x " * 1500)["answer"]
+
+
+PLANTED = (
+    "Herbert Hoover said that all of the causes of our depression were due to the Great War in Europe "
+    "[sotu-1931-herbert-hoover]. He reported that 95 national banks failed in the single month of October "
+    "[sotu-1931-herbert-hoover]. Woodrow Wilson declared that the causes of this unrest are deep-seated "
+    "rather than superficial [sotu-1919-woodrow-wilson]."
+)
+WELL_CITED = (
+    "Herbert Hoover said that some of the causes of our depression are due to speculation, inflation of securities "
+    "and real estate, unsound foreign investments, and mismanagement of financial institutions "
+    "[sotu-1931-herbert-hoover]. Woodrow Wilson called attention to the widespread condition of political "
+    "restlessness in our body politic [sotu-1919-woodrow-wilson]. The causes of this unrest, while various and "
+    "complicated, are superficial rather than deep-seated [sotu-1919-woodrow-wilson]."
+)
+
+
+def test_a_planted_hallucination_is_caught(app):
+    with app.app_context():
+        result = check_draft(PLANTED)
+    assert result.challenge.weaknesses and result.challenge.critical
+    assert result.interrogation.integrity < 1
+    assert result.confidence < 0.60
+    assert result.status in ("needs_revision", "human_review")
+    verdicts = [c.verdict for c in result.claims]
+    assert verdicts.count("supported") == 0, verdicts
+
+
+def test_a_well_cited_draft_is_verified(app):
+    with app.app_context():
+        result = check_draft(WELL_CITED)
+    assert [c.verdict for c in result.claims] == ["supported"] * 3
+    assert not result.challenge.critical and not result.challenge.weaknesses
+    assert result.interrogation.integrity >= 0.95
+    assert result.confidence >= 0.80
+    assert result.status == "verified"
+
+
+def test_a_failing_check_never_verifies(app):
+    def broken(*args, **kwargs):
+        raise RuntimeError("grounding check crashed")
+
+    with app.app_context():
+        from historian_blueprint.verify.draft import verify_draft
+        from historian_blueprint.verify.reports import Caps
+        from historian_blueprint.verify.service import collection_search, document_getter
+
+        result = verify_draft(WELL_CITED, get_document=document_getter(), search=collection_search(), caps=Caps(), checker=broken)
+        assert result.status == "human_review" and result.confidence < 0.6
+        assert all(c.verdict == "unsupported" for c in result.claims)
+        out = ask("List three causes of the depression", context=make_context(checker=broken))
+        assert out["status"] != "verified"
+        assert all(c["verdict"] != "supported" for c in out["claims"])
+
+
+def test_verify_and_ask_commands(app):
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["historian", "verify", "--text", PLANTED, "--output", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["status"] in ("needs_revision", "human_review")
+    missing = runner.invoke(args=["historian", "verify", "--text", "Some claim here today.", "--source", "no-such-doc"])
+    assert missing.exit_code == 1 and "no document with id no-such-doc" in missing.output
+    asked = runner.invoke(args=["historian", "ask", "List three causes of the depression", "--output", "markdown", "--quiet"])
+    assert asked.exit_code == 0 and "## Findings" in asked.output and "[1]" in asked.output
