@@ -58,9 +58,9 @@ def test_a_known_source_is_cited_at_its_exact_offsets(app):
 
 def test_runs_are_stored_with_trace_and_generation(app):
     with app.app_context():
-        out = ask("What did the slaves eat?", user_id="alice")
+        out = ask("What are the causes of this unrest?", user_id="alice")
         run = get_store().runs.find_one({"_id": out["metadata"]["run_id"]})
-    assert run["question"] == "What did the slaves eat?" and run["user_id"] == "alice"
+    assert run["question"] == "What are the causes of this unrest?" and run["user_id"] == "alice"
     assert run["output"]["status"] == out["status"]
     assert [t["node"] for t in run["trace"]][0] == "ingest"
     assert run["index_generation"] == 1 and run["engine"] == "embedded"
