@@ -144,6 +144,17 @@ def _register_bench_commands(group: AppGroup) -> None:
         root.mkdir(parents=True, exist_ok=True)
         emit(indexing.run(root, limit_docs=limit_docs), as_json)
 
+    @bench.command("graph")
+    @workdir_option
+    @data_option
+    @click.option("--n", "n", type=int, default=30, show_default=True, help="Questions and drafts to time.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def bench_graph(workdir, data, n, as_json) -> None:
+        """Warm ask latency and verify latency of five-sentence drafts on the sample corpus (p50/p95)."""
+        from historian_blueprint.bench import graph
+
+        emit(graph.run(*paths(workdir, data), n=n), as_json)
+
     @bench.command("query")
     @workdir_option
     @data_option

@@ -76,11 +76,11 @@ def test_document_text_is_escaped(app, researcher):
 def test_restart_keeps_data_and_does_not_load_twice(tmp_path, demo_users, capsys):
     home = str(tmp_path / "home")
     first = create_app({"TESTING": True, "DEMO_HOME": home})
-    assert "loaded the sample corpus" in capsys.readouterr().out
+    assert "loaded the sample corpus" in capsys.readouterr().err
     with first.app_context():
         get_store().documents.update_one({"_id": "sotu-1860-james-buchanan"}, {"$set": {"title": "Edited by a curator"}})
     second = create_app({"TESTING": True, "DEMO_HOME": home})
-    assert "loaded the sample corpus" not in capsys.readouterr().out
+    assert "loaded the sample corpus" not in capsys.readouterr().err
     with second.app_context():
         store = get_store()
         assert store.count_documents() == 319
@@ -91,7 +91,7 @@ def test_first_start_creates_users_with_random_passwords_once(tmp_path, monkeypa
     monkeypatch.delenv("HISTORIAN_DEMO_USERS", raising=False)
     home = str(tmp_path / "home")
     app = create_app({"TESTING": True, "DEMO_HOME": home, "DEMO_LOAD_CORPUS": False})
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     passwords = dict(re.findall(r"^\s+(researcher|admin)\s+password: (\S+)$", out, re.M))
     assert set(passwords) == {"researcher", "admin"}
     with app.app_context():
@@ -99,7 +99,7 @@ def test_first_start_creates_users_with_random_passwords_once(tmp_path, monkeypa
         assert passwords["admin"] not in str(stored)  # hashed, not stored in clear
     login(app.test_client(), "admin", passwords["admin"])
     create_app({"TESTING": True, "DEMO_HOME": home, "DEMO_LOAD_CORPUS": False})
-    assert "password" not in capsys.readouterr().out
+    assert "password" not in capsys.readouterr().err
 
 
 def test_demo_users_spec_is_validated():

@@ -81,7 +81,7 @@ def ensure_users(users_collection: Any, spec: str | None, out: Any = None) -> No
         password = secrets.token_urlsafe(12)
         users_collection.insert_one({"_id": role, "role": role, "password_hash": generate_password_hash(password)})
         lines.append(f"  {role:<10} password: {password}")
-    print("Historian demo: created users (shown only this once):", *lines, sep="\n", file=out or sys.stdout, flush=True)
+    print("Historian demo: created users (shown only this once):", *lines, sep="\n", file=out or sys.stderr, flush=True)
 
 
 def load_sample_corpus_once(store: Any) -> None:
@@ -94,7 +94,7 @@ def load_sample_corpus_once(store: Any) -> None:
     if report.errors:
         raise RuntimeError("sample corpus failed to load: " + "; ".join(report.errors[:5]))
     store.meta.insert_one({"_id": _CORPUS_MARKER, "kind": "demo", "summary": report.summary()})
-    print(f"Historian demo: loaded the sample corpus ({report.summary()})", flush=True)
+    print(f"Historian demo: loaded the sample corpus ({report.summary()})", file=sys.stderr, flush=True)
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:

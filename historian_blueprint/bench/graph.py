@@ -1,0 +1,49 @@
+"""Warm end-to-end latency on the sample corpus: ``ask`` and ``verify`` of a five-sentence draft."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, workspace
+
+
+def five_sentence_drafts(data: Path, n: int) -> list[str]:
+    """Drafts of five claims each, built from the claim set (true and planted), with their citations."""
+    items = list(read_jsonl(data / "eval" / "historian_claims_dev.jsonl"))
+    drafts = []
+    for i in range(n):
+        group = items[(i * 5) % len(items): (i * 5) % len(items) + 5]
+        drafts.append(" ".join(f"{it['claim'].rstrip('.')} [{it['cited'][0]['source_id']}]." for it in group))
+    return drafts
+
+
+def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
+    from historian_blueprint.graph.run import ask
+    from historian_blueprint.verify.service import check_draft
+
+    app = workspace(root, "sample")
+    ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
+    ensure_index(app)
+    questions = [q["question"] for q in read_jsonl(data / "eval" / "historian_qa_dev.jsonl")][:n]
+    drafts = five_sentence_drafts(data, n)
+    out: dict[str, Any] = {}
+    with app.app_context():
+        ask(questions[0])  # warm: model, index, caches
+        check_draft(drafts[0])
+        ask_ms, statuses = [], {}
+        for q in questions:
+            t0 = time.perf_counter()
+            result = ask(q)
+            ask_ms.append((time.perf_counter() - t0) * 1000)
+            statuses[result["status"]] = statuses.get(result["status"], 0) + 1
+        verify_ms = []
+        for d in drafts:
+            t0 = time.perf_counter()
+            check_draft(d)
+            verify_ms.append((time.perf_counter() - t0) * 1000)
+    out["ask"] = {"n": len(ask_ms), "p50_ms": round(percentile(ask_ms, 50), 1), "p95_ms": round(percentile(ask_ms, 95), 1), "statuses": statuses}
+    out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1), "p95_ms": round(percentile(verify_ms, 95), 1)}
+    out["targets"] = {"ask_p95_ms": 2000, "verify_p95_ms": 1000}
+    return out
