@@ -128,7 +128,7 @@ def capitalized_terms(text: str) -> list[str]:
     out = []
     for match in re.finditer(r"\b[A-Z][\w'-]*", raw):
         token = match.group(0).lower().strip("'")
-        if token in STOPWORDS or len(token) < 2 or token in NUMBER_WORDS:
+        if token in STOPWORDS or token in FILLERS or len(token) < 2 or token in NUMBER_WORDS:
             continue
         out.append(token)
     return out
