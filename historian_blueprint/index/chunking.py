@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace,
@@ -84,16 +84,17 @@ class Layout:
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
     """Yield (start, end) of each sentence-like unit in text[start:end], whitespace trimmed."""
     end = len(text) if end is None else end
+    return _pieces(text, start, (m.end() for m in _SENTENCE_END.finditer(text, start, end)), end)
+
+
+def _pieces(text: str, start: int, cuts: Iterable[int], end: int) -> Iterator[tuple[int, int]]:
+    """Yield the non-blank, whitespace-trimmed spans between consecutive cut points."""
     cursor = start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        cut = match.end()
+    for cut in [*cuts, end]:
         span = _trim(text, cursor, cut)
         if span:
             yield span
         cursor = cut
-    span = _trim(text, cursor, end)
-    if span:
-        yield span
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -104,18 +105,12 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
-def _split_long(text: str, start: int, end: int, size: int) -> Iterator[tuple[int, int]]:
-    """Cut a unit longer than size at whitespace (or hard, for text without spaces)."""
+def _long_cuts(text: str, start: int, end: int, size: int) -> Iterator[int]:
+    """Cut points for a unit longer than size: at whitespace, or hard for text without spaces."""
     while end - start > size:
         cut = text.rfind(" ", start + size // 2, start + size)
-        cut = cut if cut > start else start + size
-        span = _trim(text, start, cut)
-        if span:
-            yield span
-        start = cut
-    span = _trim(text, start, end)
-    if span:
-        yield span
+        start = cut if cut > start else start + size
+        yield start
 
 
 def units(text: str, size: int) -> list[tuple[int, int]]:
@@ -123,7 +118,7 @@ def units(text: str, size: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for s, e in sentence_spans(text):
         if e - s > size:
-            out.extend(_split_long(text, s, e, size))
+            out.extend(_pieces(text, s, _long_cuts(text, s, e, size), e))
         else:
             out.append((s, e))
     return out
