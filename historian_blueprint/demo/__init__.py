@@ -201,7 +201,16 @@ def serve_command(port: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""
     from flask import current_app
 
+    from historian_blueprint.index import jobs, service
+    from historian_blueprint.index.generation import current_generation
+
     app = current_app._get_current_object()
+    if current_generation(get_store()) is None:
+        try:
+            service.start_reindex(user="demo")
+            click.echo("Building the search index in the background (progress on the admin page, /historian/admin/reindex).")
+        except jobs.ReindexBusy:
+            pass
     click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
     app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False)
 
