@@ -84,12 +84,16 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24) -> list[
     q_words = question_words(question)
     facts: dict[tuple[str, int], Fact] = {}
     for rank, hit in enumerate(hits):
+        # the document's title, author and year answer "who" and "when" parts of a question
+        metadata = set(tx.content_words(f"{hit['title']} {hit.get('author') or ''} {hit.get('year') or ''}"))
         for s, e in sentence_spans(hit["text"]):
             sentence = hit["text"][s:e]
             words = set(tx.content_words(sentence))
             if len(words) < 4 or len(sentence) > 600:
                 continue
-            overlap = len(q_words & words) / max(len(q_words), 1)
+            if not q_words & words:
+                continue
+            overlap = len(q_words & (words | metadata)) / max(len(q_words), 1)
             if overlap < MIN_CONTEXT_OVERLAP:
                 continue
             quality = text_quality(sentence)
