@@ -106,7 +106,7 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
         t0 = time.perf_counter()
         result = verify_claim(item["claim"], documents, cited, search, checker=checker)
         latencies.append((time.perf_counter() - t0) * 1000)
-        by_id = {d.source_id: d for d in documents} | ({} if corpus is None else corpus)
+        by_id = corpus if corpus is not None else {d.source_id: d for d in documents}
         try:
             layout = {result.evidence.source_id: Layout(by_id[result.evidence.source_id].text)} if result.evidence else {}
             verdict = to_verdict(1, result, layout)

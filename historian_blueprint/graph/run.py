@@ -27,10 +27,11 @@ def make_context(**overrides: Any) -> Context:
     def retrieve(query: str, top_k: int) -> list[dict[str, Any]]:
         return [h.to_dict() for h in service.retrieve(query, top_k=top_k)]
 
+    get = document_getter()
     context = Context(
         retrieve=retrieve,
-        get_document=document_getter(),
-        search=collection_search(),
+        get_document=get,
+        search=collection_search(get),
         caps=Caps.from_config(config),
         top_k=config["HISTORIAN_RETRIEVAL_TOP_K"],
         rerank_k=config["HISTORIAN_RETRIEVAL_RERANK_K"],

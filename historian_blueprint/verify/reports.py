@@ -114,9 +114,7 @@ def interrogate(claims: list[ClaimVerdict], caps: Caps) -> InterrogationReport:
             continue
         if c.verdict == "misquote":
             assessment = "misquote"
-        elif c.verdict == "misattributed" or (c.cited_source_ids and c.evidence.source_id not in c.cited_source_ids):
-            assessment = "out_of_context"
-        elif c.verdict != "supported":
+        elif c.verdict != "supported" or (c.cited_source_ids and c.evidence.source_id not in c.cited_source_ids):
             assessment = "out_of_context"
         elif tx.normalize(c.text).strip(" .") in tx.normalize(c.evidence.text):
             assessment = "exact"

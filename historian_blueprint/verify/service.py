@@ -26,12 +26,14 @@ def document_getter():
     return get
 
 
-def collection_search(k: int = 5):
-    """Search the collection for documents that could hold a claim: the index when built, else BM25 over documents."""
+def collection_search(get=None, k: int = 5):
+    """Search the collection for documents that could hold a claim: the index when built, else BM25 over documents.
+
+    ``get`` is the request's document reader, so that search results and citations share one cache."""
     from historian_blueprint.index import service
     from historian_blueprint.index.retriever import IndexNotBuilt
 
-    get = document_getter()
+    get = get or document_getter()
     try:
         service.get_index()
 
@@ -62,4 +64,4 @@ def check_draft(text: str, sources: Sequence[str] = ()) -> Verification:
     unknown = [s for s in sources if get(s) is None]
     if unknown:
         raise ValueError(f"no document with id {', '.join(unknown)}")
-    return verify_draft(text, sources=sources, get_document=get, search=collection_search(), caps=Caps.from_config(current_app.config))
+    return verify_draft(text, sources=sources, get_document=get, search=collection_search(get), caps=Caps.from_config(current_app.config))

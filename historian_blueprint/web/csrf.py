@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from flask import abort, current_app, g, request
-from flask_wtf.csrf import CSRFError, generate_csrf, validate_csrf
+from flask_wtf.csrf import generate_csrf, validate_csrf
+from wtforms.validators import ValidationError
 
 
 def csrf_token() -> str:
@@ -19,5 +20,5 @@ def protect() -> None:
     token = request.form.get("csrf_token") or request.headers.get("X-CSRFToken") or request.headers.get("X-CSRF-Token")
     try:
         validate_csrf(token)
-    except (CSRFError, Exception) as exc:  # flask-wtf raises ValidationError subclasses
+    except ValidationError as exc:
         abort(400, description=f"CSRF check failed: {exc}")
