@@ -53,6 +53,9 @@ DEFAULTS: dict[str, Any] = {
     "INDEX_CHUNK_OVERLAP": 150,
     "INDEX_EMBEDDING_MODEL": None,
     "INDEX_BATCH_SIZE": 8,
+    "INDEX_ENCODER": "auto",
+    "INDEX_CONTEXT_HEADER": True,
+    "INDEX_ENCODER_CACHE": None,
     "INDEX_APPROXIMATE_ABOVE": 200_000,
     # retrieval
     "RETRIEVAL_TOP_K": 12,
@@ -202,6 +205,8 @@ def validate(values: Mapping[str, Any]) -> None:
     for name in ("id", "title", "text"):
         if not values["FIELDS"].get(name, DEFAULT_FIELDS[name]):
             fail("FIELDS", f"the {name!r} field cannot be empty")
+    if values["INDEX_ENCODER"] not in ("auto", "onnx", "torch"):
+        fail("INDEX_ENCODER", "expected 'auto' (ONNX Runtime when it reproduces the model, else PyTorch), 'onnx' or 'torch'")
     size, overlap = values["INDEX_CHUNK_SIZE"], values["INDEX_CHUNK_OVERLAP"]
     if size < 100:
         fail("INDEX_CHUNK_SIZE", "must be at least 100 characters")

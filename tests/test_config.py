@@ -76,6 +76,7 @@ def test_demo_and_test_env_variables_are_not_settings(tmp_path, monkeypatch):
         ("HISTORIAN_FIELDS", {"body": "text"}, "unknown field"),
         ("HISTORIAN_INDEX_CHUNK_OVERLAP", 600, "half the chunk size"),
         ("HISTORIAN_PROFILE", "fast", "not one of"),
+        ("HISTORIAN_INDEX_ENCODER", "cuda", "'auto'"),
     ],
 )
 def test_bad_values_fail_early_with_the_key(tmp_path, key, value, message):

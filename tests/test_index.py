@@ -202,3 +202,25 @@ def test_builder_records_encode_time_and_counts(tmp_path):
     assert result.counts["chunks"] == result.counts["embedded_chunks"] > 0
     assert 0 < result.timings["encode_s"] <= result.timings["total_s"]
     assert get_state(app).data_dir.joinpath("index", "gen-000001", "faiss.index").exists()
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense"])
+def test_context_header_lets_a_question_name_the_author_and_year(tmp_path, mode):
+    """Chunks rarely say who wrote them or when; the header (title, author, date) is indexed with each."""
+    text = "The silver question has occupied the attention of Congress. The purchases of bullion should cease."
+    docs = [
+        {"_id": f"msg-{year}", "title": "Annual Message", "author": author, "date": f"{year}-12-04", "content": text}
+        for year, author in ((1890, "Benjamin Harrison"), (1893, "Grover Cleveland"), (1897, "William McKinley"))
+    ]
+    app = make_plain_app(tmp_path / "on", docs)
+    assert run_reindex(app)["state"] == "succeeded"
+    with app.app_context():
+        for year, author in ((1893, "Grover Cleveland"), (1890, "Benjamin Harrison")):
+            hits = service.retrieve(f"What did {author} say in {year} about the silver question?", top_k=3, mode=mode)
+            assert hits[0].source_id == f"msg-{year}"
+            assert hits[0].text == text[hits[0].start:hits[0].end]  # offsets still point at the text alone
+    off = make_plain_app(tmp_path / "off", docs, HISTORIAN_INDEX_CONTEXT_HEADER=False)
+    assert run_reindex(off)["state"] == "succeeded"
+    with off.app_context():
+        hits = service.retrieve("What did Grover Cleveland say in 1893 about the silver question?", top_k=3, mode=mode)
+        assert len({round(h.score, 5) for h in hits}) <= 1  # without the header the three chunks are indistinguishable

@@ -29,6 +29,7 @@ class IndexSettings:
     model_path: str | None = None
     batch_size: int = 64
     approximate_above: int = 200_000
+    context_header: bool = True
 
     @classmethod
     def from_config(cls, config: Any) -> IndexSettings:
@@ -38,6 +39,7 @@ class IndexSettings:
             model_path=config["HISTORIAN_INDEX_EMBEDDING_MODEL"],
             batch_size=config["HISTORIAN_INDEX_BATCH_SIZE"],
             approximate_above=config["HISTORIAN_INDEX_APPROXIMATE_ABOVE"],
+            context_header=config["HISTORIAN_INDEX_CONTEXT_HEADER"],
         )
 
 
@@ -54,9 +56,21 @@ def document_hash(doc: Document, settings: IndexSettings, model_name: str) -> st
     """Hash everything that shapes a document's chunks, locators and vectors."""
     payload = [
         doc.text, doc.title, doc.author, doc.date, doc.year, doc.collection, doc.url, doc.pages,
-        settings.chunk_size, settings.chunk_overlap, model_name, gen.FORMAT,
+        settings.chunk_size, settings.chunk_overlap, model_name, gen.FORMAT, settings.context_header,
     ]
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def context_header(info: dict[str, Any]) -> str:
+    """The line that situates a chunk: "title — author — date" (a chunk alone rarely names who or when)."""
+    when = info.get("date") or info.get("year")
+    parts = [info.get("title") or "", info.get("author") or "", str(when) if when else ""]
+    return " — ".join(p for p in parts if p)
+
+
+def indexed_text(header: str, text: str) -> str:
+    """What the embedder and BM25 see for one chunk; offsets and quotes always use the chunk text alone."""
+    return f"{header}\n{text}" if header else text
 
 
 def doc_info(doc: Document, digest: str) -> dict[str, Any]:
@@ -177,7 +191,13 @@ def reindex(
     # Encode all pending chunks sorted by length (least padding), in steps that report progress.
     flat = [(source_id, i, len(text)) for source_id, rows in pending for i, text in enumerate(rows.texts)]
     order = sorted(range(len(flat)), key=lambda k: flat[k][2])
-    texts_of = {source_id: rows.texts for source_id, rows in pending}
+    def embedded_texts(source_id: str, rows: gen.ChunkRows) -> list[str]:
+        if not settings.context_header:
+            return rows.texts
+        header = context_header(doc_info(docs[source_id], ""))
+        return [indexed_text(header, t) for t in rows.texts]
+
+    texts_of = {source_id: embedded_texts(source_id, rows) for source_id, rows in pending}
     vectors_of = {source_id: np.zeros((len(rows), embedder.dimension), np.float32) for source_id, rows in pending}
     broken: dict[str, str] = {}
     to_embed, embedded, encode_s = len(flat), 0, 0.0
@@ -225,7 +245,8 @@ def reindex(
     dimension = embedder.dimension
     vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
     faiss_index, index_type = build_faiss(vectors_all, dimension, settings.approximate_above)
-    bm25 = BM25Index.build([tokenize(t) for t in rows_all.texts])
+    headers = {s: context_header(info) if settings.context_header else "" for s, info in documents.items()}
+    bm25 = BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows_all.source_ids, rows_all.texts)])
     number = (current["generation"] if current else 0) + 1
     final_dir = gen.generation_dir(index_dir, number)
     gen.prune(index_dir, keep={current["generation"]} if current else set())
@@ -237,6 +258,7 @@ def reindex(
         "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
         "model": {"name": embedder.name, "dimension": dimension},
         "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
+        "context_header": settings.context_header,
         "index_type": index_type, "counts": counts,
     }
     gen.write_generation(building, manifest, documents, rows_all, vectors_all, faiss_index, bm25)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
-_CACHE: dict[str, Embedder] = {}
+log = logging.getLogger(__name__)
+
+EncoderKind = Literal["auto", "onnx", "torch"]
+_CACHE: dict[tuple[str, str], Any] = {}
 _CACHE_GUARD = threading.Lock()
 
 
@@ -49,10 +54,34 @@ class Embedder:
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
-def get_embedder(model_path: str | None = None) -> Embedder:
-    """Return the process-wide embedder for a model path (loaded once)."""
-    key = model_path or ""
+def default_cache_dir() -> Path:
+    """Where exported ONNX graphs are kept: ``$XDG_CACHE_HOME/historian`` (or ``~/.cache/historian``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "historian" / "onnx"
+
+
+def load_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", cache_dir: str | None = None) -> Any:
+    """Build an embedder: ONNX Runtime (same vectors, faster on CPU) or sentence-transformers on PyTorch.
+
+    ``auto`` uses ONNX Runtime when the model exports and its export reproduces the PyTorch vectors, and
+    falls back to PyTorch with a warning otherwise; ``onnx`` raises instead of falling back.
+    """
+    if encoder in ("auto", "onnx"):
+        from historian_blueprint.index.fast_encoder import FastEncoder, FastEncoderError
+
+        try:
+            return FastEncoder(model_path or default_model_path(), cache_dir=str(cache_dir or default_cache_dir()))
+        except (FastEncoderError, OSError) as exc:
+            if encoder == "onnx":
+                raise
+            log.warning("ONNX encoder unavailable (%s); encoding with PyTorch", exc)
+    return Embedder(model_path)
+
+
+def get_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", cache_dir: str | None = None) -> Any:
+    """Return the process-wide embedder for a model path and encoder kind (loaded once)."""
+    key = (model_path or "", encoder)
     with _CACHE_GUARD:
         if key not in _CACHE:
-            _CACHE[key] = Embedder(model_path)
+            _CACHE[key] = load_embedder(model_path, encoder, cache_dir)
         return _CACHE[key]

@@ -20,8 +20,11 @@ def index_dir(app: Flask | None = None) -> Path:
 
 
 def embedder(app: Flask | None = None) -> Embedder:
-    app = app or current_app
-    return get_embedder(app.config["HISTORIAN_INDEX_EMBEDDING_MODEL"])
+    """Return the configured embedder (ONNX Runtime or PyTorch; both give the same vectors)."""
+    config = (app or current_app).config
+    return get_embedder(
+        config["HISTORIAN_INDEX_EMBEDDING_MODEL"], config["HISTORIAN_INDEX_ENCODER"], config["HISTORIAN_INDEX_ENCODER_CACHE"]
+    )
 
 
 def holder(app: Flask | None = None) -> IndexHolder:
