@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from historian_blueprint.index.chunking import Layout, sentence_spans
+from historian_blueprint.verify import text as tx
 from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText, verify_claim
 from historian_blueprint.verify.reports import (
     Caps, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, challenge, counter_argue, interrogate, judge,
@@ -33,13 +34,16 @@ class Verification(BaseModel):
 
 
 def split_claims(text: str) -> list[tuple[str, list[str]]]:
-    """Split a draft into sentence claims, each with the source ids cited inline as ``[source-id]``."""
+    """Split a draft into sentence claims, each with the source ids cited inline as ``[source-id]``.
+
+    Questions are left out: they assert nothing to check (``check_claim`` reports one given alone).
+    """
     out = []
     for start, end in sentence_spans(text):
         sentence = text[start:end]
         ids = _CITATION.findall(sentence)
         claim = _CITATION.sub("", sentence).strip()
-        if len(claim.split()) >= 3:
+        if len(claim.split()) >= 3 and not tx.is_question(claim):
             out.append((claim, ids))
     return out
 

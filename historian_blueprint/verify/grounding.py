@@ -82,9 +82,32 @@ class ClaimResult:
         return self.verdict != "supported"
 
 
+# A sentence end glued to the next sentence ("...the United States.Golf Magazine is..."), common in scraped text.
+_GLUED = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+
+
+def claim_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans for checking claims: the chunker's sentences, also split where a period has no space."""
+    out = []
+    for start, end in sentence_spans(text):
+        cuts = [start] + [start + m.start() for m in _GLUED.finditer(text[start:end])] + [end]
+        out.extend((a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip())
+    return out
+
+
 @lru_cache(maxsize=512)
 def _sentences(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
-    return tuple((s, e, frozenset(tx.content_words(text[s:e]))) for s, e in sentence_spans(text))
+    return tuple((s, e, frozenset(tx.content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
+
+
+def names_together(names: Sequence[str], doc: SourceText, span: int = 2) -> bool:
+    """True when some run of ``span`` consecutive sentences of the document mentions every name."""
+    sentences = [tx.normalize(doc.text[s:e]) for s, e, _ in _sentences(doc.text)]
+    for i in range(len(sentences)):
+        window = " ".join(sentences[i:i + span])
+        if all(n in window for n in names):
+            return True
+    return False
 
 
 @lru_cache(maxsize=512)
@@ -203,6 +226,10 @@ def check_claim(
         result.verdict, result.type, result.severity, result.reason = verdict, kind, severity, reason
         return result
 
+    if tx.is_question(body):
+        checks.append(Check("assertion", False, "a question"))
+        return fail("unsupported", "inference", "low", "a question asserts nothing the sources could support")
+
     if evidence is None or doc is None:
         checks.append(Check("coverage", False, "no sentence of the sources shares words with the claim"))
         if elsewhere and elsewhere[1].coverage >= SUPPORT_THRESHOLD:
@@ -267,6 +294,14 @@ def check_claim(
     checks.append(Check("names", not missing_names, ", ".join(missing_names)))
     if missing_names:
         return fail("unsupported", "unverified_detail", "high", f"{', '.join(missing_names)} is not in the evidence")
+
+    # names the source mentions apart, joined by the claim ("X is owned by Y" where X and Y never meet)
+    metadata = tx.normalize(f"{doc.title} {doc.author or ''}")
+    named = list(dict.fromkeys(t for t in tx.capitalized_terms(body) if t not in metadata and t not in tx.VOICE_ROLES))
+    together = len(named) < 2 or names_together(named, doc)
+    checks.append(Check("names_together", together, ", ".join(named)))
+    if not together:
+        return fail("unsupported", "fabrication", "high", f"the source never mentions {', '.join(named)} together")
 
     # negation flipped: a "not" added or dropped where the claim otherwise follows the source
     claim_tokens = tx.words(body)

@@ -39,9 +39,34 @@ HEDGES = frozenset("many some most several often sometimes usually generally lar
 FILLERS = frozenset(
     "well yea yeah yes yep oh ok okay also actually really um uh hmm like pretty just think know guess "
     "believe lol interesting cool wow sure indeed though anyway maybe perhaps probably quite much lot lots "
-    "thing things kind sort stuff".split()
+    "thing things kind sort stuff agree true exactly absolutely".split()
 )
-_ABBREVIATIONS = {"u.s.": "us", "u.k.": "uk", "u.s.a.": "usa"}
+_ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
+# Multi-word names with a common short form, compared as one token.
+_PHRASES = re.compile(r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)")
+_PHRASE_FORM = "usa"
+_CONTRACTION = re.compile(r"'(?:s|re|ve|ll|d|m)$")
+_PHRASES_ANY_CASE = re.compile(_PHRASES.pattern, re.IGNORECASE)
+# Irregular verb forms (and a few nouns) to their base, so "began" matches "begin" and "died" matches "dead".
+IRREGULAR = {
+    "was": "be", "were": "be", "been": "be", "is": "be", "are": "be", "began": "begin", "begun": "begin",
+    "became": "become", "broke": "break", "broken": "break", "brought": "bring", "built": "build",
+    "bought": "buy", "came": "come", "chose": "choose", "chosen": "choose", "did": "do", "done": "do",
+    "drew": "draw", "drawn": "draw", "drove": "drive", "driven": "drive", "ate": "eat", "eaten": "eat",
+    "fell": "fall", "fallen": "fall", "fought": "fight", "found": "find", "flew": "fly", "flown": "fly",
+    "forgot": "forget", "forgotten": "forget", "gave": "give", "given": "give", "went": "go", "gone": "go",
+    "got": "get", "gotten": "get", "grew": "grow", "grown": "grow", "had": "have", "has": "have",
+    "held": "hold", "kept": "keep", "knew": "know", "known": "know", "led": "lead", "left": "leave",
+    "lost": "lose", "made": "make", "meant": "mean", "met": "meet", "paid": "pay", "ran": "run",
+    "said": "say", "saw": "see", "seen": "see", "sent": "send", "sold": "sell", "shot": "shoot",
+    "sang": "sing", "sung": "sing", "spoke": "speak", "spoken": "speak", "spent": "spend", "stood": "stand",
+    "stole": "steal", "stolen": "steal", "struck": "strike", "swore": "swear", "sworn": "swear",
+    "taught": "teach", "took": "take", "taken": "take", "told": "tell", "thought": "think",
+    "threw": "throw", "thrown": "throw", "understood": "understand", "won": "win", "wrote": "write",
+    "written": "write", "died": "die", "dies": "die", "dead": "die", "death": "die", "lives": "live",
+    "lived": "live", "living": "live", "born": "birth", "bore": "bear", "borne": "bear", "overseen": "oversee",
+    "oversaw": "oversee", "children": "child", "men": "man", "women": "woman", "people": "person",
+}
 
 
 def normalize(text: str) -> str:
@@ -50,7 +75,7 @@ def normalize(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip().lower()
     for short, word in _ABBREVIATIONS.items():
         text = text.replace(short, word)
-    return text
+    return _PHRASES.sub(_PHRASE_FORM, re.sub(r"  +", " ", text))
 
 
 def words(text: str) -> list[str]:
@@ -60,6 +85,8 @@ def words(text: str) -> list[str]:
 
 def vstem(word: str) -> str:
     """A light verb and plural stemmer for matching claims to sources (recommended -> recommend)."""
+    if word in IRREGULAR:
+        return IRREGULAR[word]
     for suffix, keep in (("ingly", 5), ("edly", 5), ("ing", 5), ("ed", 4), ("es", 4), ("ly", 5)):
         if word.endswith(suffix) and len(word) - len(suffix) >= keep - 1:
             return word[: -len(suffix)]
@@ -82,7 +109,9 @@ def content_words(text: str) -> list[str]:
     """Stemmed words that carry meaning: no stopwords, number words as digits."""
     out = []
     for w in words(_compound_numbers(text)):
-        w = w.replace("'", "")
+        if w.endswith("n't"):  # negations are compared by the negation check, not as content
+            continue
+        w = _CONTRACTION.sub("", w).replace("'", "")
         if w in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[w]))
         elif w not in STOPWORDS and w not in FILLERS and len(w) > 1:
@@ -118,13 +147,19 @@ def quotations(text: str) -> list[str]:
     return [q.strip() for q in _QUOTATION.findall(unicodedata.normalize("NFKC", text).translate(_QUOTES))]
 
 
+def is_question(text: str) -> bool:
+    """True when the sentence asks rather than asserts (a question mark outside any quotation)."""
+    outside = re.sub(r'"[^"]*"', "", unicodedata.normalize("NFKC", text).translate(_QUOTES))
+    return "?" in outside
+
+
 def is_negation(token: str) -> bool:
     return token in NEGATIONS or token.endswith("n't")
 
 
 def capitalized_terms(text: str) -> list[str]:
     """Capitalized words that are not stopwords (names, places, institutions), lowercased."""
-    raw = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    raw = _PHRASES_ANY_CASE.sub("USA", unicodedata.normalize("NFKC", text).translate(_QUOTES))
     out = []
     for match in re.finditer(r"\b[A-Z][\w'-]*", raw):
         token = match.group(0).lower().strip("'")

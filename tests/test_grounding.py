@@ -1,0 +1,36 @@
+"""The deterministic checks on single claims: what a reader would call supported, conflated or not a claim."""
+
+from __future__ import annotations
+
+from historian_blueprint.verify.draft import split_claims
+from historian_blueprint.verify.grounding import SourceText, check_claim
+
+MAGAZINES = SourceText(
+    "k", "El Nuevo Cojo Ilustrado is an American online Spanish language magazine published from Los Angeles, "
+    "California.It began as an arts and opinion magazine about Venezuelan culture. Golf Magazine is a monthly golf magazine owned by Time Inc. It was started in April, 1959.",
+)
+ELVIS = SourceText(
+    "e", "Elvis Presley died at Graceland in 1977. His first RCA single became a number one hit in the United States. "
+    "He began his music career in 1954 at Sun Records.",
+)
+
+
+def test_names_the_source_keeps_apart_are_not_joined():
+    """Names must meet within two consecutive sentences (one may name, the next say "it")."""
+    joined = check_claim("El Nuevo Cojo Ilustrado is owned by Time Inc.", [MAGAZINES])
+    assert joined.verdict == "unsupported" and "together" in joined.reason
+    assert not check_claim("Golf Magazine is owned by Time Inc.", [MAGAZINES]).flagged
+
+
+def test_irregular_forms_and_the_usa_match_their_source():
+    assert not check_claim("Elvis Presley was dead in 1977.", [ELVIS]).flagged
+    assert not check_claim("His first RCA single was a number one hit in the US.", [ELVIS]).flagged
+    assert not check_claim("He had begun his music career in 1954 at Sun Records.", [ELVIS]).flagged
+    assert check_claim("He began his music career in 1956 at Sun Records.", [ELVIS]).flagged
+
+
+def test_a_question_is_not_a_supported_claim_and_drafts_skip_questions():
+    result = check_claim("Did Elvis Presley die at Graceland in 1977?", [ELVIS])
+    assert result.verdict == "unsupported" and "question" in result.reason
+    claims = split_claims("Did Elvis die in 1977? Elvis Presley died at Graceland in 1977 [e].")
+    assert len(claims) == 1 and claims[0][0].startswith("Elvis Presley died") and claims[0][1] == ["e"]
