@@ -79,6 +79,13 @@ DEFAULTS: dict[str, Any] = {
     "LLM_API_KEY": None,
     "LLM_MODEL": "gpt-4o-mini",
     "LLM_ROLES": {},
+    "LLM_TIMEOUT_S": 30,
+    "LLM_MAX_RETRIES": 3,
+    "LLM_BACKOFF_S": 1.0,
+    "LLM_CACHE_TTL_S": 86400,
+    "LLM_STRUCTURED_OUTPUT": "json_mode",
+    "LLM_CONTEXT_TOKENS": 8000,
+    "LLM_CALIBRATION_FILE": None,
 }
 
 SECRET_KEYS = {"LLM_API_KEY", "API_TOKENS"}
@@ -205,6 +212,18 @@ def validate(values: Mapping[str, Any]) -> None:
     for name in ("id", "title", "text"):
         if not values["FIELDS"].get(name, DEFAULT_FIELDS[name]):
             fail("FIELDS", f"the {name!r} field cannot be empty")
+    from historian_blueprint.llm.settings import ROLE_OPTIONS, ROLES
+
+    for role, opts in (values["LLM_ROLES"] or {}).items():
+        if role not in ROLES:
+            fail("LLM_ROLES", f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+        unknown_opts = set(opts or {}) - set(ROLE_OPTIONS)
+        if unknown_opts:
+            fail("LLM_ROLES", f"unknown option(s) {sorted(unknown_opts)} for {role}; options: {', '.join(ROLE_OPTIONS)}")
+    if values["LLM_STRUCTURED_OUTPUT"] not in ("json_schema", "json_mode", "prompt"):
+        fail("LLM_STRUCTURED_OUTPUT", "expected 'json_schema', 'json_mode' or 'prompt'")
+    if values["LLM_MAX_RETRIES"] < 0 or values["LLM_TIMEOUT_S"] <= 0 or values["LLM_CONTEXT_TOKENS"] < 1000:
+        fail("LLM_TIMEOUT_S", "need TIMEOUT_S > 0, MAX_RETRIES >= 0 and CONTEXT_TOKENS >= 1000")
     if values["INDEX_ENCODER"] not in ("auto", "onnx", "torch"):
         fail("INDEX_ENCODER", "expected 'auto' (ONNX Runtime when it reproduces the model, else PyTorch), 'onnx' or 'torch'")
     size, overlap = values["INDEX_CHUNK_SIZE"], values["INDEX_CHUNK_OVERLAP"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +38,8 @@ class Context:
     max_question_chars: int = 2000
     n_documents: int = 0
     checker: Callable[..., ClaimResult] | None = None
+    llm: Any = None  # an llm.roles.LLMEngine when HISTORIAN_ENGINE is "llm"; None for the offline engine
+    context_tokens: int = 8000
 
 
 def ctx(config: RunnableConfig) -> Context:
@@ -82,9 +85,24 @@ def route(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"route": offline.route(state["question"])}
 
 
-@node(lambda u: f"{len(u['sub_queries'])} queries")
+def _failure(exc: Exception) -> dict[str, Any]:
+    return {"llm_failures": [str(exc)]}
+
+
+@node(lambda u: f"{len(u['sub_queries'])} queries" + (" (model failed: offline plan)" if u.get("llm_failures") else ""))
 def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
-    return {"sub_queries": offline.plan(state["question"], state["route"])}
+    c = ctx(config)
+    fallback = offline.plan(state["question"], state["route"])
+    if c.llm is None:
+        return {"sub_queries": fallback}
+    from historian_blueprint.llm.roles import LLMError, PlanReply
+
+    try:
+        reply = c.llm.ask("planner", f"Question: {state['question']}\nKind: {state['route']}", PlanReply)
+    except LLMError as exc:
+        return {"sub_queries": fallback, **_failure(exc)}
+    queries = [q.strip() for q in reply.sub_queries if q.strip()]
+    return {"sub_queries": list(dict.fromkeys([state["question"], *queries]))[:4]}
 
 
 @node(lambda u: f"{len(u['hits'])} chunks retrieved")
@@ -122,16 +140,36 @@ def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
 @node(lambda u: "refusal" if u["draft"].refusal else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
 def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
+    attempts = {"compose_attempts": state.get("compose_attempts", 0) + 1}
+    if c.llm is not None and state.get("hits"):
+        from historian_blueprint.llm import prompts
+        from historian_blueprint.llm.roles import ComposerReply, LLMError, evidence_block, to_answer
+
+        hits = state["hits"]
+        text, ids, _ = evidence_block(hits, state.get("history", []), state["question"], c.context_tokens)
+        try:
+            reply = c.llm.ask("composer", text, ComposerReply, extra_system=prompts.few_shot_text())
+        except LLMError as exc:  # the extractive answer stands in; the run cannot be verified (judge)
+            draft = offline.compose(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents)
+            return {"draft": draft, **attempts, **_failure(exc)}
+        if reply.insufficient or not reply.findings:
+            return {"draft": offline.refusal(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents), **attempts}
+        draft, _ = to_answer(reply, hits[: len(ids)], ids, c.get_document)
+        return {"draft": draft, **attempts}
     draft = offline.compose(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents)
-    return {"draft": draft, "compose_attempts": state.get("compose_attempts", 0) + 1}
+    return {"draft": draft, **attempts}
 
 
 def answer_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
     """Each bullet is a claim cited to its citation's exact span."""
     out = []
-    for bullet, citation in zip(draft.bullets, draft.citations):
-        quoted = re.search(r"“(.+)”", bullet, re.S)
-        out.append((quoted.group(1) if quoted else bullet, [Cited(citation.source_id, citation.start, citation.end)]))
+    for n, (bullet, citation) in enumerate(zip(draft.bullets, draft.citations)):
+        if draft.claims:  # the model's own words, checked against the span it cites
+            claim = draft.claims[n]
+        else:
+            quoted = re.search(r"“(.+)”", bullet, re.S)
+            claim = quoted.group(1) if quoted else bullet
+        out.append((claim, [Cited(citation.source_id, citation.start, citation.end)]))
     return out
 
 
@@ -169,22 +207,76 @@ def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, An
         answer_claims(draft), get_document=c.get_document, search=c.search, caps=c.caps, passages=state.get("hits", []),
         checker=c.checker,
     )
-    return {"claims": verification.claims}
+    claims = verification.claims
+    if draft.failed_citations:  # a quote that could not be anchored is a failed citation, never dropped
+        failed = set(draft.failed_citations)
+        claims = [
+            cl.model_copy(update={
+                "verdict": "misquote", "type": "misattribution", "severity": "high", "confidence": 0.0,
+                "reason": "the quote given for this claim is not in the cited source",
+            }) if cl.id in failed else cl
+            for cl in claims
+        ]
+    return {"claims": claims}
+
+
+def _with_model(state: State, config: RunnableConfig, role: str, schema_name: str, floor: Any, task: str, merge: Callable[[Any], Any]) -> tuple[Any, dict[str, Any]]:
+    """Ask the role's model (LLM engine only) and merge its reply into the floor's report; failures fail safe."""
+    c = ctx(config)
+    if c.llm is None:
+        return floor, {}
+    from historian_blueprint.llm import roles
+
+    try:
+        reply = c.llm.ask(role, task, getattr(roles, schema_name),
+                          extra_system=roles.prompts.skeptic_text(c.llm.calibration) if role == "challenger" else "")
+    except roles.LLMError as exc:
+        return floor, _failure(exc)
+    return merge(reply), {}
+
+
+def _claims_task(state: State) -> str:
+    from historian_blueprint.llm.roles import claims_block
+
+    return f"Question: {state['question']}\n\nAnswer: {state['draft'].answer}\n\n{claims_block(state['claims'])}"
 
 
 @node(lambda u: u["verification"]["challenge"]["summary"])
 def challenge(state: State, config: RunnableConfig) -> dict[str, Any]:
-    return {"verification": {"challenge": make_challenge(state["claims"], ctx(config).caps).model_dump()}}
+    from historian_blueprint.llm.roles import merge_challenge
+
+    c = ctx(config)
+    floor = make_challenge(state["claims"], c.caps)
+    report, extra = _with_model(state, config, "challenger", "ChallengerReply", floor, _claims_task(state) if c.llm else "",
+                                lambda r: merge_challenge(floor, r, state["claims"], c.caps))
+    return {"verification": {"challenge": report.model_dump()}, **extra}
 
 
 @node(lambda u: u["verification"]["interrogation"]["summary"])
 def interrogate(state: State, config: RunnableConfig) -> dict[str, Any]:
-    return {"verification": {"interrogation": make_interrogation(state["claims"], ctx(config).caps).model_dump()}}
+    from historian_blueprint.llm.roles import merge_interrogation
+
+    c = ctx(config)
+    floor = make_interrogation(state["claims"], c.caps)
+    report, extra = _with_model(state, config, "interrogator", "InterrogatorReply", floor, _claims_task(state) if c.llm else "",
+                                lambda r: merge_interrogation(floor, r, c.caps))
+    return {"verification": {"interrogation": report.model_dump()}, **extra}
 
 
 @node(lambda u: u["verification"]["counter"]["summary"])
 def counter_argue(state: State, config: RunnableConfig) -> dict[str, Any]:
-    return {"verification": {"counter": make_counter(state["claims"], state.get("hits", []), ctx(config).caps).model_dump()}}
+    from historian_blueprint.llm.roles import evidence_block, merge_counter
+
+    c = ctx(config)
+    hits = state.get("hits", [])
+    floor = make_counter(state["claims"], hits, c.caps)
+    task = ""
+    if c.llm is not None:
+        passages, _, _ = evidence_block(hits, [], state["question"], c.context_tokens)
+        task = f"{_claims_task(state)}\n\nRetrieved passages:\n{passages}"
+    report, extra = _with_model(state, config, "counter_arguer", "CounterReply", floor, task,
+                                lambda r: merge_counter(floor, r, hits, c.caps))
+    return {"verification": {"counter": report.model_dump()}, **extra}
 
 
 @node(lambda u: u["verification"]["judge"]["summary"])
@@ -199,13 +291,44 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
         CounterReport(**v["counter"]), c.caps, revisions_left=state.get("revisions", 0) < c.max_revisions,
         failed_checks=failed,
     )
-    return {"verification": {"judge": report.model_dump()}, "confidence": report.confidence, "status": report.status}
+    extra: dict[str, Any] = {}
+    if c.llm is not None:
+        from historian_blueprint.llm import roles
+        from historian_blueprint.llm.settings import VERIFYING_ROLES
+
+        failures = [f for f in state.get("llm_failures", []) if f.split(":", 1)[0] in VERIFYING_ROLES]
+        if not failures:
+            task = (f"{_claims_task(state)}\n\nReports:\n{json.dumps({k: v[k] for k in ('challenge', 'interrogation', 'counter')})}"
+                    f"\n\nThe deterministic checks give: {report.status} at {report.confidence:.2f}.")
+            try:
+                report = roles.merge_judge(report, c.llm.ask("judge", task, roles.JudgeReply))
+            except roles.LLMError as exc:
+                failures, extra = [str(exc)], _failure(exc)
+        if failures:
+            report = roles.failed_judge(report, failures)
+    return {"verification": {"judge": report.model_dump()}, "confidence": report.confidence, "status": report.status, **extra}
 
 
 @node(lambda u: f"revision {u['revisions']}: {len(u['draft'].citations)} findings kept")
 def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
+    c = ctx(config)
     flagged = {claim.id for claim in state["claims"] if claim.verdict != "supported"}
-    return {"draft": offline.revise(state["draft"], flagged), "revisions": state.get("revisions", 0) + 1}
+    count = {"revisions": state.get("revisions", 0) + 1}
+    if c.llm is not None and state.get("hits"):
+        from historian_blueprint.llm.roles import ComposerReply, LLMError, evidence_block, to_answer
+
+        text, ids, _ = evidence_block(state["hits"], state.get("history", []), state["question"], c.context_tokens)
+        findings = "\n".join(
+            f"Finding {cl.id}: {cl.text} [{'FLAGGED: ' + cl.reason if cl.id in flagged else 'supported'}]"
+            for cl in state["claims"]
+        )
+        try:
+            reply = c.llm.ask("refiner", f"{text}\n\nCurrent answer: {state['draft'].answer}\n\n{findings}", ComposerReply)
+            draft, _ = to_answer(reply, state["hits"][: len(ids)], ids, c.get_document)
+            return {"draft": draft, **count}
+        except LLMError as exc:
+            return {"draft": offline.revise(state["draft"], flagged), **count, **_failure(exc)}
+    return {"draft": offline.revise(state["draft"], flagged), **count}
 
 
 @node(lambda u: f"{len(u['draft'].citations)} citations")
@@ -230,6 +353,10 @@ def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
         status = state.get("status", "human_review")
         answer, bullets, citations = draft.answer, draft.bullets, [c.model_dump() for c in draft.citations]
         confidence = state.get("confidence", 0.0)
+    if state.get("llm_failures"):
+        verification["model_failures"] = list(dict.fromkeys(state["llm_failures"]))
+    if draft is not None and draft.notes:
+        verification["composer_notes"] = draft.notes
     output = {
         "answer": answer, "bullets": bullets, "citations": citations, "confidence": confidence, "status": status,
         "claims": [c.model_dump() for c in state.get("claims", [])], "verification": verification,

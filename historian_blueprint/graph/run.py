@@ -20,6 +20,29 @@ from historian_blueprint.verify.service import collection_search, document_gette
 PROMPT_VERSION = "offline-1"
 
 
+def llm_client() -> Any:
+    """The app's LLM client (one per app: chat models and the response cache are shared by its runs)."""
+    from historian_blueprint import get_state
+    from historian_blueprint.llm.client import LLMClient, ResponseCache
+    from historian_blueprint.llm.settings import LLMSettings
+
+    state = get_state()
+    if "llm_client" not in state.extras:
+        settings = LLMSettings.from_config(current_app.config)
+        cache = ResponseCache(get_store().collection("llm_cache"), settings.cache_ttl)
+        state.extras["llm_client"] = LLMClient(settings, cache=cache)
+    return state.extras["llm_client"]
+
+
+def llm_engine(client: Any = None) -> Any:
+    """A fresh per-run engine (its own token usage) over the app's client."""
+    from historian_blueprint.llm.prompts import load_calibration
+    from historian_blueprint.llm.roles import LLMEngine
+
+    client = client or llm_client()
+    return LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
+
+
 def make_context(**overrides: Any) -> Context:
     """The nodes' view of this app: retrieval, documents, settings."""
     config = current_app.config
@@ -38,7 +61,10 @@ def make_context(**overrides: Any) -> Context:
         max_revisions=config["HISTORIAN_VERIFY_MAX_REVISION_ATTEMPTS"],
         max_question_chars=config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"],
         n_documents=get_store().count_documents(),
+        context_tokens=config["HISTORIAN_LLM_CONTEXT_TOKENS"],
     )
+    if config["HISTORIAN_ENGINE"] == "llm" and "llm" not in overrides:
+        context.llm = llm_engine()
     for key, value in overrides.items():
         setattr(context, key, value)
     return context
@@ -62,12 +88,20 @@ def stream(question: str, *, user_id: str | None = None, context: Context | None
     state = final or {}
     output = dict(state.get("output") or {})
     output.pop("refusal", None)
+    engine = context.llm
+    if engine is not None:
+        models = {"embedding": service.embedder().name, **engine.models()}
+        tokens = {**engine.usage.totals(), "per_role": engine.usage.roles}
+        prompt_version = engine.prompt_version
+    else:
+        models = {"embedding": service.embedder().name, "composer": "extractive (offline)", "verifiers": "grounding checks (offline)"}
+        tokens, prompt_version = {"prompt": 0, "completion": 0}, PROMPT_VERSION
     output["metadata"] = {
         "run_id": run_id,
-        "engine": current_app.config["HISTORIAN_ENGINE"],
-        "models": {"embedding": service.embedder().name, "composer": "extractive (offline)", "verifiers": "grounding checks (offline)"},
-        "prompt_version": PROMPT_VERSION,
-        "tokens": {"prompt": 0, "completion": 0},
+        "engine": "llm" if engine is not None else "embedded",
+        "models": models,
+        "prompt_version": prompt_version,
+        "tokens": tokens,
         "latency_ms": {"total": round((time.perf_counter() - t0) * 1000, 2), **{e["node"]: e["ms"] for e in trace}},
         "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]} for h in state.get("hits", [])],
         "revisions": state.get("revisions", 0),

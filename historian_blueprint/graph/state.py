@@ -47,6 +47,9 @@ class Answer(BaseModel):
     bullets: list[str]
     citations: list[Citation]
     refusal: bool = False
+    claims: list[str] = []            # per bullet, the claim to verify (LLM findings); empty: the quoted text
+    failed_citations: list[int] = []  # citation ids whose quote could not be anchored in the source
+    notes: list[str] = []             # what the composer's output needed (rejected ids, fuzzy anchors)
 
 
 class Output(BaseModel):
@@ -87,6 +90,7 @@ class State(TypedDict, total=False):
     revisions: int
     output: dict[str, Any]
     error: str | None
+    llm_failures: Annotated[list[str], operator.add]
     trace: Annotated[list[dict[str, Any]], operator.add]
 
 

@@ -1,0 +1,220 @@
+"""Calling one role's chat model: structured output, one re-prompt, retries with backoff, a response cache, usage.
+
+Everything that can go wrong ends in ``LLMError`` with a reason; the graph turns that into a fail-safe
+status, never into "verified".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+from historian_blueprint.llm.parsing import ParseError, parse_as
+from historian_blueprint.llm.settings import LLMSettings, RoleSettings
+
+T = TypeVar("T", bound=BaseModel)
+ModelFactory = Callable[[RoleSettings], Any]
+
+
+class LLMError(RuntimeError):
+    """A role could not produce a usable answer (unreachable, timed out, rate limited, unparseable)."""
+
+    def __init__(self, role: str, reason: str) -> None:
+        super().__init__(f"{role}: {reason}")
+        self.role = role
+        self.reason = reason
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """429, 5xx, timeouts and dropped connections are worth another try; 4xx and bugs are not."""
+    import openai
+
+    if isinstance(exc, (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError,
+                        openai.InternalServerError, TimeoutError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+def describe(exc: BaseException) -> str:
+    import openai
+
+    if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
+        return "timed out"
+    if isinstance(exc, openai.RateLimitError):
+        return "rate limited (429)"
+    status = getattr(exc, "status_code", None)
+    return f"{type(exc).__name__}{f' {status}' if status else ''}: {str(exc)[:200]}"
+
+
+class Usage:
+    """Tokens and calls per role for one run (roles run in parallel threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.roles: dict[str, dict[str, Any]] = {}
+
+    def add(self, role: str, model: str, message: AIMessage | None = None, *, cached: bool = False, retries: int = 0) -> None:
+        meta = (message.usage_metadata if message is not None else None) or {}
+        with self._lock:
+            entry = self.roles.setdefault(
+                role, {"model": model, "prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "cached": 0, "retries": 0}
+            )
+            entry["calls"] += 1
+            entry["cached"] += int(cached)
+            entry["retries"] += retries
+            if not cached:
+                entry["prompt_tokens"] += int(meta.get("input_tokens", 0))
+                entry["completion_tokens"] += int(meta.get("output_tokens", 0))
+
+    def totals(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "prompt": sum(e["prompt_tokens"] for e in self.roles.values()),
+                "completion": sum(e["completion_tokens"] for e in self.roles.values()),
+            }
+
+
+class ResponseCache:
+    """Model replies by (model, parameters, prompt), kept ``ttl`` seconds in a collection (any pymongo one)."""
+
+    def __init__(self, collection: Any | None, ttl: float) -> None:
+        self.collection = collection
+        self.ttl = ttl
+
+    @staticmethod
+    def key(settings: RoleSettings, mode: str, messages: Sequence[BaseMessage], schema: str) -> str:
+        payload = [settings.model, settings.temperature, settings.max_tokens, mode, schema,
+                   [(m.type, m.content) for m in messages]]
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+    def get(self, key: str) -> str | None:
+        if self.collection is None or self.ttl <= 0:
+            return None
+        found = self.collection.find_one({"_id": key})
+        if not found or found.get("expires_at", 0) < time.time():
+            return None
+        return found["content"]
+
+    def put(self, key: str, content: str) -> None:
+        if self.collection is None or self.ttl <= 0:
+            return
+        now = time.time()
+        self.collection.replace_one(
+            {"_id": key}, {"_id": key, "content": content, "created_at": now, "expires_at": now + self.ttl}, upsert=True
+        )
+
+
+def chat_openai(settings: LLMSettings) -> ModelFactory:
+    """The production factory: one ``ChatOpenAI`` per role (OpenAI, or any compatible server by base URL)."""
+
+    def make(role: RoleSettings) -> Any:
+        from langchain_openai import ChatOpenAI
+
+        if not settings.api_key and not settings.base_url:
+            raise LLMError(role.role, "no API key: set HISTORIAN_LLM_API_KEY (or OPENAI_API_KEY), or a local HISTORIAN_LLM_BASE_URL")
+        return ChatOpenAI(
+            model=role.model, base_url=settings.base_url, api_key=settings.api_key or "not-needed",
+            temperature=role.temperature, max_tokens=role.max_tokens, timeout=role.timeout,
+            max_retries=0,  # Historian retries itself, with the same policy for every server
+        )
+
+    return make
+
+
+class LLMClient:
+    """Structured calls to the role models of one engine; shared by the runs of a process."""
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        factory: ModelFactory | None = None,
+        cache: ResponseCache | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.settings = settings
+        self.factory = factory or chat_openai(settings)
+        self.cache = cache or ResponseCache(None, 0)
+        self.sleep = sleep
+        self._models: dict[str, Any] = {}
+        self._guard = threading.Lock()
+
+    def model(self, role: str) -> Any:
+        with self._guard:
+            if role not in self._models:
+                self._models[role] = self.factory(self.settings.role(role))
+            return self._models[role]
+
+    def _runnable(self, role: str, schema: type[BaseModel]) -> tuple[Any, str]:
+        """The model bound for structured output where it supports it, else the bare model (prompted JSON)."""
+        model = self.model(role)
+        mode = self.settings.structured_output
+        try:
+            if mode == "json_mode":
+                return model.bind(response_format={"type": "json_object"}), mode
+            if mode == "json_schema":
+                return model.with_structured_output(schema, method="json_schema", include_raw=True), mode
+        except NotImplementedError:
+            pass
+        return model, "prompt"
+
+    def _invoke(self, role: str, runnable: Any, messages: list[BaseMessage]) -> tuple[AIMessage, Any, int]:
+        """Invoke with bounded retries and exponential backoff; return (message, parsed-or-None, retries)."""
+        attempts = self.settings.max_retries + 1
+        for attempt in range(attempts):
+            try:
+                out = runnable.invoke(messages)
+            except LLMError:
+                raise
+            except Exception as exc:  # classify: retry transient failures, give up on the rest
+                if attempt + 1 < attempts and is_retryable(exc):
+                    self.sleep(min(30.0, self.settings.backoff * 2 ** attempt))
+                    continue
+                raise LLMError(role, describe(exc)) from exc
+            if isinstance(out, dict):  # with_structured_output(include_raw=True)
+                return out["raw"], out.get("parsed"), attempt
+            return out, None, attempt
+        raise LLMError(role, "no attempts left")  # pragma: no cover - the loop returns or raises
+
+    def structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
+        """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise."""
+        role_settings = self.settings.role(role)
+        runnable, mode = self._runnable(role, schema)
+        key = ResponseCache.key(role_settings, mode, messages, schema.__name__)
+        cached = self.cache.get(key)
+        if cached is not None:
+            try:
+                value = parse_as(cached, schema)
+                usage.add(role, role_settings.model, cached=True)
+                return value
+            except ParseError:
+                pass
+        conversation = list(messages)
+        error = ""
+        for turn in range(2):
+            message, parsed, retries = self._invoke(role, runnable, conversation)
+            usage.add(role, role_settings.model, message, retries=retries)
+            content = message.content if isinstance(message.content, str) else json.dumps(message.content)
+            try:
+                value = parsed if isinstance(parsed, schema) else parse_as(content, schema)
+            except ParseError as exc:
+                error = str(exc)
+                conversation += [
+                    message if isinstance(message, AIMessage) else AIMessage(content=content),
+                    HumanMessage(content=(
+                        f"Your reply could not be used ({error}). Reply again with only one JSON object that follows "
+                        f"this JSON schema, and nothing else:\n{json.dumps(schema.model_json_schema())}"
+                    )),
+                ]
+                continue
+            self.cache.put(key, value.model_dump_json())
+            return value
+        raise LLMError(role, f"unparseable output after a re-prompt ({error})")
