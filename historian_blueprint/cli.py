@@ -197,6 +197,19 @@ def _register_graph_commands(group: AppGroup) -> None:
             raise click.ClickException(str(exc)) from None
         click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
 
+    @group.command("doctor")
+    def doctor_command() -> None:
+        """Check the LLM endpoint (reachable, model listed, a tiny structured call) and explain what is wrong."""
+        from historian_blueprint.llm.doctor import diagnose
+        from historian_blueprint.llm.settings import LLMSettings
+
+        config = current_app.config
+        findings = diagnose(LLMSettings.from_config(config), config["HISTORIAN_ENGINE"])
+        for finding in findings:
+            click.echo(finding.line())
+        if not all(f.ok for f in findings):
+            raise SystemExit(1)
+
     @group.command("verify")
     @click.option("--text", help="The draft to check (or --file).")
     @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), help="Read the draft from a file.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -14,8 +13,10 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
+from historian_blueprint.llm import testserver as ts
+from historian_blueprint.llm.testserver import first_sentence
+
 USAGE = {"input_tokens": 120, "output_tokens": 30, "total_tokens": 150}
-_PASSAGE = re.compile(r"^(E\d+) \((.*?); ([^;()]+)\): (.*)$", re.M)
 
 
 class Scripted(BaseChatModel):
@@ -40,19 +41,12 @@ class Scripted(BaseChatModel):
 
 def passages(messages: list[BaseMessage]) -> list[tuple[str, str]]:
     """(evidence id, passage text) pairs of the prompt's evidence block."""
-    return [(m.group(1), m.group(4)) for m in _PASSAGE.finditer(messages[-1].content)]
-
-
-def first_sentence(text: str) -> str:
-    sentence = re.split(r"(?<=[.;:])\s", text.strip(), maxsplit=1)[0]
-    return sentence if len(sentence) > 30 else text[:160]
+    return ts.passages(messages[-1].content)
 
 
 def honest_composer(messages: list[BaseMessage]) -> str:
     """Three findings, each one exact sentence of a given passage, the claim in the passage's own words."""
-    found = passages(messages)[:3]
-    findings = [{"claim": first_sentence(t), "evidence_id": eid, "quote": first_sentence(t)} for eid, t in found]
-    return json.dumps({"answer": " ".join(f"{f['claim']} [{f['evidence_id']}]" for f in findings), "findings": findings})
+    return ts.faithful_responder("composer", [{"content": messages[-1].content}])
 
 
 def hallucinating_composer(messages: list[BaseMessage]) -> str:

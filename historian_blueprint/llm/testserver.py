@@ -1,0 +1,163 @@
+"""A small OpenAI-compatible chat server for tests, benchmarks and ``doctor`` demonstrations (127.0.0.1 only).
+
+It serves ``GET /v1/models`` and ``POST /v1/chat/completions`` (JSON mode, usage fields, streaming) and
+answers each Historian role with a reply computed by ``responder(role, messages)``; it can also play the
+common misconfigurations (wrong key, no JSON mode, unknown model, wrong base path).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from historian_blueprint.llm.prompts import TASKS
+
+Responder = Callable[[str, list[dict[str, Any]]], str]
+
+
+def role_of(messages: list[dict[str, Any]]) -> str:
+    """Which Historian role sent this conversation (from its system message); "unknown" otherwise."""
+    system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
+    return next((role for role, task in TASKS.items() if task in system), "unknown")
+
+
+class OpenAICompatibleServer:
+    def __init__(
+        self,
+        responder: Responder,
+        *,
+        models: tuple[str, ...] = ("test-model",),
+        api_key: str | None = None,
+        json_mode: bool = True,
+        prefix: str = "/v1",
+    ) -> None:
+        self.responder = responder
+        self.models = models
+        self.api_key = api_key
+        self.json_mode = json_mode
+        self.prefix = prefix
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _error(self, status: int, message: str, code: str) -> None:
+                self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}})
+
+            def _authorized(self) -> bool:
+                if server.api_key is None:
+                    return True
+                if self.headers.get("Authorization") == f"Bearer {server.api_key}":
+                    return True
+                self._error(401, "Incorrect API key provided.", "invalid_api_key")
+                return False
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server naming
+                if self.path != f"{server.prefix}/models":
+                    return self._error(404, f"no route {self.path}", "not_found")
+                if self._authorized():
+                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                if self.path != f"{server.prefix}/chat/completions":
+                    return self._error(404, f"no route {self.path}", "not_found")
+                if not self._authorized():
+                    return
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                server.requests.append(body)
+                if body.get("model") not in server.models:
+                    return self._error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
+                if body.get("response_format") and not server.json_mode:
+                    return self._error(400, "response_format is not supported by this server", "unsupported_parameter")
+                messages = body.get("messages", [])
+                content = server.responder(role_of(messages), messages)
+                prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
+                usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(content) // 4 + 1,
+                         "total_tokens": prompt_tokens + len(content) // 4 + 1}
+                ident, created = f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
+                if body.get("stream"):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    pieces = [content[i:i + 40] for i in range(0, len(content), 40)] or [""]
+                    for piece in pieces:
+                        chunk = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
+                                 "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    last = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
+                            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                    self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
+                    if (body.get("stream_options") or {}).get("include_usage"):
+                        tail = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
+                                "choices": [], "usage": usage}
+                        self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    return
+                self._send(200, {
+                    "id": ident, "object": "chat.completion", "created": created, "model": body["model"],
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                    "usage": usage,
+                })
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{self.prefix}"
+
+    def __enter__(self) -> OpenAICompatibleServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+_PASSAGE = __import__("re").compile(r"^(E\d+) \((.*?); ([^;()]+)\): (.*)$", __import__("re").M)
+
+
+def passages(prompt: str) -> list[tuple[str, str]]:
+    """(evidence id, passage text) pairs of a Historian evidence block."""
+    return [(m.group(1), m.group(4)) for m in _PASSAGE.finditer(prompt)]
+
+
+def first_sentence(text: str) -> str:
+    import re
+
+    sentence = re.split(r"(?<=[.;:])\s", text.strip(), maxsplit=1)[0]
+    return sentence if len(sentence) > 30 else text[:160]
+
+
+def faithful_responder(role: str, messages: list[dict[str, Any]]) -> str:
+    """A model that does each role's job literally: quotes its evidence, finds nothing wrong, judges verified."""
+    prompt = str(messages[-1].get("content") or "")
+    if role in ("composer", "refiner"):
+        findings = [{"claim": first_sentence(t), "evidence_id": eid, "quote": first_sentence(t)} for eid, t in passages(prompt)[:3]]
+        return json.dumps({"answer": " ".join(f"{f['claim']} [{f['evidence_id']}]" for f in findings), "findings": findings,
+                           "insufficient": not findings})
+    replies = {
+        "planner": {"sub_queries": [prompt.split("\n", 1)[0].removeprefix("Question: ")[:200] or "question"]},
+        "challenger": {"weaknesses": []},
+        "interrogator": {"citations": []},
+        "counter_arguer": {"opposing_reading": None, "evidence_ids": [], "both_interpretations_valid": False, "strength": 0},
+        "judge": {"status": "verified", "confidence": 0.9, "required_revisions": [], "reasoning": "the evidence carries the claims"},
+    }
+    return json.dumps(replies.get(role, {"ok": True}))
