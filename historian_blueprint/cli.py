@@ -155,6 +155,17 @@ def _register_bench_commands(group: AppGroup) -> None:
 
         emit(graph.run(*paths(workdir, data), n=n), as_json)
 
+    @bench.command("llm")
+    @workdir_option
+    @data_option
+    @click.option("--n", "n", type=int, default=30, show_default=True, help="Questions to time.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def bench_llm(workdir, data, n, as_json) -> None:
+        """LLM-engine graph overhead outside model calls, against a zero-latency local test server."""
+        from historian_blueprint.bench import graph
+
+        emit(graph.run_llm(*paths(workdir, data), n=n), as_json)
+
     @bench.command("query")
     @workdir_option
     @data_option

@@ -148,3 +148,10 @@ def test_robust_parser_and_budget():
         extract_json("no braces here")
     history, evidence, dropped = fit(100, ["old turn " * 50, "new turn " * 50], ["e1 " * 100, "e2 " * 100, "e3 " * 100], 400)
     assert evidence == ["e1 " * 100] and history == ["new turn " * 50] and dropped == 3  # evidence tail first, then history
+
+
+def test_a_failed_composer_falls_back_to_the_extractive_answer_unverified(app):
+    out = run(app, fx.scripted_roles(composer=[fx.timed_out()]), max_retries=0)
+    assert out["status"] == "human_review"
+    assert len(out["citations"]) >= 3 and all("“" in b for b in out["bullets"])  # the extractive, quoted findings
+    assert any(f.startswith("composer: timed out") for f in out["verification"]["model_failures"])

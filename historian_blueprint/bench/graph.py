@@ -47,3 +47,39 @@ def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1), "p95_ms": round(percentile(verify_ms, 95), 1)}
     out["targets"] = {"ask_p95_ms": 2000, "verify_p95_ms": 1000}
     return out
+
+
+def run_llm(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
+    """The LLM engine against a zero-latency local OpenAI-compatible server: what the graph costs outside the model.
+
+    ``overhead`` = ask wall time − the time spent inside model calls (HTTP round trips to the local server
+    included in the latter; parallel roles are summed, so the overhead is never flattered).
+    """
+    from historian_blueprint.graph.run import ask, llm_engine, make_context
+    from historian_blueprint.llm.client import LLMClient
+    from historian_blueprint.llm.settings import LLMSettings
+    from historian_blueprint.llm.testserver import OpenAICompatibleServer, faithful_responder
+
+    app = workspace(root, "sample")
+    ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
+    ensure_index(app)
+    questions = [q["question"] for q in read_jsonl(data / "eval" / "historian_qa_dev.jsonl")][:n]
+    with OpenAICompatibleServer(faithful_responder, models=("bench-model",)) as server, app.app_context():
+        settings = LLMSettings.from_config(app.config).with_(base_url=server.url, model="bench-model", api_key="x", cache_ttl=0)
+        client = LLMClient(settings)
+        ask(questions[0], context=make_context(llm=llm_engine(client)))  # warm
+        total_ms, model_ms, overhead_ms, calls = [], [], [], []
+        for q in questions:
+            t0 = time.perf_counter()
+            out = ask(q, context=make_context(llm=llm_engine(client)))
+            total = (time.perf_counter() - t0) * 1000
+            roles = out["metadata"]["tokens"]["per_role"]
+            inside = sum(r["ms"] for r in roles.values())
+            total_ms.append(total)
+            model_ms.append(inside)
+            overhead_ms.append(total - inside)
+            calls.append(sum(r["calls"] for r in roles.values()))
+    summary = {name: {"p50_ms": round(percentile(v, 50), 1), "p95_ms": round(percentile(v, 95), 1)}
+               for name, v in (("ask", total_ms), ("model_calls", model_ms), ("overhead", overhead_ms))}
+    return {"n": len(total_ms), **summary, "model_calls_per_ask": round(sum(calls) / max(len(calls), 1), 1),
+            "targets": {"overhead_p95_ms": 300}}

@@ -122,11 +122,18 @@ def expand(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"sub_queries": offline.expand(state["question"], state.get("hits", [])), "expanded": True}
 
 
-@node(lambda u: f"{len(u['facts'])} evidence sentences")
+@node(lambda u: f"{len(u['facts'])} evidence sentences" if "facts" in u else "skipped: the model composes from the passages")
 def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
-    facts = offline.extract(state["question"], state["hits"])
-    layouts: dict[str, Layout] = {}
+    if c.llm is not None:
+        return {}  # computed on demand if the composer falls back to the extractive answer
+    return {"facts": _facts(state, c)}
+
+
+def _facts(state: State, c: Context) -> list[Any]:
+    """Evidence sentences of the retrieved passages, each with its locator in its document."""
+    facts = offline.extract(state["question"], state.get("hits", []))
+    layouts: dict[str, Layout | None] = {}
     refined = []
     for fact in facts:
         if fact.source_id not in layouts:
@@ -134,7 +141,7 @@ def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
             layouts[fact.source_id] = Layout(doc.text) if doc else None
         layout = layouts[fact.source_id]
         refined.append(fact.model_copy(update={"locator": layout.locate(fact.start, fact.end)}) if layout else fact)
-    return {"facts": refined}
+    return refined
 
 
 @node(lambda u: "refusal" if u["draft"].refusal else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
@@ -150,10 +157,11 @@ def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
         try:
             reply = c.llm.ask("composer", text, ComposerReply, extra_system=prompts.few_shot_text())
         except LLMError as exc:  # the extractive answer stands in; the run cannot be verified (judge)
-            draft = offline.compose(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents)
-            return {"draft": draft, **attempts, **_failure(exc)}
+            facts = _facts(state, c)
+            draft = offline.compose(state["question"], facts, state["sub_queries"], c.n_documents)
+            return {"draft": draft, "facts": facts, **attempts, **_failure(exc)}
         if reply.insufficient or not reply.findings:
-            return {"draft": offline.refusal(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents), **attempts}
+            return {"draft": offline.refusal(state["question"], _facts(state, c), state["sub_queries"], c.n_documents), **attempts}
         draft, _ = to_answer(reply, hits[: len(ids)], ids, c.get_document)
         return {"draft": draft, **attempts}
     draft = offline.compose(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents)

@@ -61,12 +61,14 @@ class Usage:
         self._lock = threading.Lock()
         self.roles: dict[str, dict[str, Any]] = {}
 
-    def add(self, role: str, model: str, message: AIMessage | None = None, *, cached: bool = False, retries: int = 0) -> None:
+    def add(self, role: str, model: str, message: AIMessage | None = None, *, cached: bool = False, retries: int = 0,
+            ms: float = 0.0) -> None:
         meta = (message.usage_metadata if message is not None else None) or {}
         with self._lock:
             entry = self.roles.setdefault(
-                role, {"model": model, "prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "cached": 0, "retries": 0}
+                role, {"model": model, "prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "cached": 0, "retries": 0, "ms": 0.0}
             )
+            entry["ms"] = round(entry["ms"] + ms, 2)
             entry["calls"] += 1
             entry["cached"] += int(cached)
             entry["retries"] += retries
@@ -200,8 +202,9 @@ class LLMClient:
         conversation = list(messages)
         error = ""
         for turn in range(2):
+            t0 = time.perf_counter()
             message, parsed, retries = self._invoke(role, runnable, conversation)
-            usage.add(role, role_settings.model, message, retries=retries)
+            usage.add(role, role_settings.model, message, retries=retries, ms=(time.perf_counter() - t0) * 1000)
             content = message.content if isinstance(message.content, str) else json.dumps(message.content)
             try:
                 value = parsed if isinstance(parsed, schema) else parse_as(content, schema)
