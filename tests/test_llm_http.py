@@ -48,6 +48,21 @@ def test_historian_ask_end_to_end_over_http(tmp_path, server, monkeypatch):
     assert run["output"]["metadata"]["models"]["composer"] == "test-model"
 
 
+@pytest.mark.parametrize("mode", ["json_schema", "prompt"])
+def test_other_structured_output_modes_work_over_http(tmp_path, server, monkeypatch, mode):
+    app = llm_app(tmp_path, server, monkeypatch, HISTORIAN_LLM_STRUCTURED_OUTPUT=mode)
+    run_reindex(app)
+    before = len(server.requests)
+    result = app.test_cli_runner().invoke(args=["historian", "ask", "List three causes of the depression", "--output", "json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["status"] == "verified"
+    formats = [r.get("response_format") for r in server.requests[before:]]
+    if mode == "prompt":
+        assert formats == [None] * len(formats)
+    else:
+        assert all(f and f["type"] == "json_schema" for f in formats)
+
+
 def test_the_test_server_streams_with_usage(server):
     from langchain_openai import ChatOpenAI
 
