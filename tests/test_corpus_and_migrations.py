@@ -93,17 +93,17 @@ def test_migrate_applies_each_migration_once(tmp_path):
     assert "applied 0001_runs_indexes" in first.output
     assert "applied 0002_jobs_indexes" in first.output
     second = runner.invoke(args=["historian", "migrate"])
-    assert "0 migration(s) applied; schema version 2" in second.output
+    assert "0 migration(s) applied; schema version 3" in second.output
     with app.app_context():
         records = list(get_store().meta.find({"kind": "migration"}))
-        assert sorted(r["name"] for r in records) == ["0001_runs_indexes", "0002_jobs_indexes"]
+        assert sorted(r["name"] for r in records) == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads"]
         assert "user_history" in get_store().runs.index_information()
 
 
 def test_pending_migrations_are_reported_at_start_up_and_block_pages(tmp_path, caplog):
     app = plain_app(tmp_path)
     assert "2 pending migration(s)" in caplog.text
-    assert get_state(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes"]
+    assert get_state(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads"]
     client = app.test_client()
     page = client.get("/historian/")
     assert page.status_code == 503
@@ -112,4 +112,4 @@ def test_pending_migrations_are_reported_at_start_up_and_block_pages(tmp_path, c
     assert health.status_code == 503 and health.json["status"] == "migrations_pending"
     app.test_cli_runner().invoke(args=["historian", "migrate"])
     assert client.get("/historian/").status_code == 200
-    assert client.get("/historian/api/health").json["schema_version"] == 2
+    assert client.get("/historian/api/health").json["schema_version"] == 3

@@ -77,7 +77,9 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
         return {"question": "", "error": "the question is empty"}
     if len(question) > limit:
         return {"question": question[:limit], "error": f"the question is longer than {limit} characters"}
-    return {"question": question, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}
+    history = [{"question": str(t.get("question", ""))[:limit], "answer": str(t.get("answer", ""))[:2000]}
+               for t in (state.get("history") or [])[-5:] if isinstance(t, dict)]
+    return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}
 
 
 @node(lambda u: u["route"])
@@ -92,13 +94,14 @@ def _failure(exc: Exception) -> dict[str, Any]:
 @node(lambda u: f"{len(u['sub_queries'])} queries" + (" (model failed: offline plan)" if u.get("llm_failures") else ""))
 def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
-    fallback = offline.plan(state["question"], state["route"])
+    fallback = offline.plan(state["question"], state["route"], state.get("history"))
     if c.llm is None:
         return {"sub_queries": fallback}
     from historian_blueprint.llm.roles import LLMError, PlanReply
 
     try:
-        reply = c.llm.ask("planner", f"Question: {state['question']}\nKind: {state['route']}", PlanReply)
+        turns = "".join(f"\nEarlier question: {t.get('question', '')}" for t in (state.get("history") or [])[-5:])
+        reply = c.llm.ask("planner", f"Question: {state['question']}\nKind: {state['route']}{turns}", PlanReply)
     except LLMError as exc:
         return {"sub_queries": fallback, **_failure(exc)}
     queries = [q.strip() for q in reply.sub_queries if q.strip()]

@@ -48,9 +48,20 @@ def route(question: str) -> str:
     return "complex" if _COMPLEX.search(question) or question.count("?") > 1 or len(question.split()) > 22 else "simple"
 
 
-def plan(question: str, kind: str) -> list[str]:
-    """Sub-queries: the question itself, plus its parts for compare and multi-part questions."""
+def plan(question: str, kind: str, history: list[dict[str, Any]] | None = None) -> list[str]:
+    """Sub-queries: the question itself, plus its parts for compare and multi-part questions.
+
+    A follow-up ("and what did he say about silver?") also gets a query carrying the subject words of the
+    last turns that the follow-up does not repeat (the last five turns, most recent first).
+    """
     queries = [question]
+    if history:
+        own = set(tokenize(question))
+        carried: list[str] = []
+        for turn in reversed(history[-5:]):
+            carried += [w for w in tokenize(turn.get("question", "")) if w not in own and w not in carried]
+        if carried:
+            queries.append(f"{question} {' '.join(carried[:8])}")
     if kind == "complex":
         parts = re.split(r"\?\s+|;\s+|\b(?:versus|vs\.?|compared (?:with|to)|and)\b", question)
         for part in parts:

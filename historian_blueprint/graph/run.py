@@ -70,15 +70,39 @@ def make_context(**overrides: Any) -> Context:
     return context
 
 
-def stream(question: str, *, user_id: str | None = None, context: Context | None = None) -> Iterator[dict[str, Any]]:
-    """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``."""
+def thread_history(parent_id: str | None, user_id: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """The last five turns of the thread a follow-up continues (oldest first) and the thread's id."""
+    if not parent_id:
+        return [], None
+    parent = get_store().runs.find_one({"_id": parent_id, "kind": "ask"})
+    if parent is None or (user_id is not None and parent.get("user_id") not in (user_id, None)):
+        raise LookupError(f"no run {parent_id} to follow up")
+    thread_id = parent.get("thread_id") or parent["_id"]
+    turns = list(get_store().runs.find({"thread_id": thread_id, "kind": "ask"}).sort("created_at", 1))
+    if not any(t["_id"] == parent["_id"] for t in turns):
+        turns.append(parent)
+    turns = [t for t in turns if t["created_at"] <= parent["created_at"]][-5:]
+    return [{"question": t["question"], "answer": t["output"]["answer"]} for t in turns], thread_id
+
+
+def stream(
+    question: str, *, user_id: str | None = None, context: Context | None = None, parent_id: str | None = None,
+    profile: str | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``.
+
+    ``parent_id`` makes this a follow-up: the thread's last five turns inform planning and composition.
+    ``profile`` (default / research / course) sets this run's retrieval depth and revision attempts.
+    """
+    history, thread_id = thread_history(parent_id, user_id)
     run_id = uuid.uuid4().hex
-    context = context or make_context()
+    context = context or make_context(**profile_overrides(profile))
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
     for mode, chunk in compiled().stream(
-        {"question": question}, config={"configurable": {"historian": context}}, stream_mode=["custom", "values"],
+        {"question": question, "history": history}, config={"configurable": {"historian": context}},
+        stream_mode=["custom", "values"],
     ):
         if mode == "custom":
             trace.append(chunk)
@@ -108,19 +132,44 @@ def stream(question: str, *, user_id: str | None = None, context: Context | None
         "index_generation": service.holder().loaded_generation,
         "route": state.get("route"),
         "sub_queries": state.get("sub_queries", []),
+        "profile": profile or current_app.config["HISTORIAN_PROFILE"],
+        "thread_id": thread_id or run_id,
+        "parent_id": parent_id,
     }
     Output.model_validate(output)
     get_store().runs.insert_one(
         {"_id": run_id, "kind": "ask", "question": question, "user_id": user_id, "created_at": time.time(),
+         "thread_id": thread_id or run_id, "parent_id": parent_id, "profile": output["metadata"]["profile"],
          "output": output, "trace": trace, "engine": output["metadata"]["engine"],
          "index_generation": output["metadata"]["index_generation"]}
     )
     yield {"event": "done", "run_id": run_id, "output": output}
 
 
-def ask(question: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None, context: Context | None = None) -> dict[str, Any]:
+def profile_overrides(profile: str | None) -> dict[str, Any]:
+    """Context settings of a profile chosen for one run (its retrieval and revision settings)."""
+    from historian_blueprint.config import PROFILES, profile_values
+
+    if not profile:
+        return {}
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    values = {**profile_values("default"), **profile_values(profile)}
+    config = current_app.config
+    return {
+        "top_k": values.get("RETRIEVAL_TOP_K", config["HISTORIAN_RETRIEVAL_TOP_K"]),
+        "rerank_k": values.get("RETRIEVAL_RERANK_K", config["HISTORIAN_RETRIEVAL_RERANK_K"]),
+        "max_revisions": values.get("VERIFY_MAX_REVISION_ATTEMPTS", config["HISTORIAN_VERIFY_MAX_REVISION_ATTEMPTS"]),
+        "max_question_chars": values.get("LIMITS_MAX_QUESTION_CHARS", config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]),
+    }
+
+
+def ask(
+    question: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,
+    context: Context | None = None, parent_id: str | None = None, profile: str | None = None,
+) -> dict[str, Any]:
     """Run the graph to the end; return the output schema (metadata.run_id names the stored run)."""
-    for event in stream(question, user_id=user_id, context=context):
+    for event in stream(question, user_id=user_id, context=context, parent_id=parent_id, profile=profile):
         if event.get("event") == "done":
             return event["output"]
         if on_event:

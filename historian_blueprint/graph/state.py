@@ -68,8 +68,9 @@ def merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str
     return {**(left or {}), **(right or {})}
 
 
-class InputState(TypedDict):
+class InputState(TypedDict, total=False):
     question: str
+    history: list[dict[str, Any]]  # earlier turns of the thread, oldest first: {"question", "answer"}
 
 
 class State(TypedDict, total=False):
