@@ -102,7 +102,7 @@ def test_migrate_applies_each_migration_once(tmp_path):
 
 def test_pending_migrations_are_reported_at_start_up_and_block_pages(tmp_path, caplog):
     app = plain_app(tmp_path)
-    assert "2 pending migration(s)" in caplog.text
+    assert "3 pending migration(s)" in caplog.text
     assert get_state(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads"]
     client = app.test_client()
     page = client.get("/historian/")
