@@ -11,7 +11,7 @@ from historian_blueprint.resources import resource_path
 
 def build_blueprint() -> Blueprint:
     """Return a new blueprint (templates and static files found installed or in a checkout)."""
-    from historian_blueprint.web import admin, api, views
+    from historian_blueprint.web import admin, api, research, views
 
     bp = Blueprint(
         "historian",
@@ -44,4 +44,5 @@ def build_blueprint() -> Blueprint:
     views.register(bp)
     api.register(bp)
     admin.register(bp)
+    research.register(bp)
     return bp

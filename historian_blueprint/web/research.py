@@ -1,0 +1,317 @@
+"""The researcher's pages and API: ask (live progress over SSE), answers, sources, history, export, drafts."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from flask import (
+    Blueprint, Response, current_app, jsonify, redirect, render_template, request, stream_with_context, url_for,
+)
+
+from historian_blueprint import get_store
+from historian_blueprint.config import PROFILES
+from historian_blueprint.graph.export import bibliography, to_markdown
+from historian_blueprint.index.generation import IndexMismatch
+from historian_blueprint.index.retriever import IndexNotBuilt
+from historian_blueprint.web.auth import current_identity, login_required
+from historian_blueprint.web.csrf import csrf_token, protect
+
+_SPAN = re.compile(r"^(\d+)-(\d+)$")
+
+
+class Problem(Exception):
+    """A request Historian cannot serve, with an HTTP status and a machine-readable code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _user() -> str:
+    identity = current_identity()
+    return identity.user_id if identity else "anonymous"
+
+
+def _is_admin() -> bool:
+    identity = current_identity()
+    return bool(identity and identity.is_admin)
+
+
+def load_run(run_id: str) -> dict[str, Any]:
+    """The run, if this user may see it (its owner or an admin); 404 otherwise, so ids do not leak."""
+    run = get_store().runs.find_one({"_id": run_id, "kind": "ask"})
+    if run is None or (run.get("user_id") != _user() and not _is_admin()):
+        raise Problem(404, "not_found", f"no run {run_id}")
+    return run
+
+
+def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    question = str(data.get("question") or "").strip()
+    if not question:
+        raise Problem(400, "bad_request", "the question is empty")
+    limit = current_app.config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]
+    if len(question) > limit:
+        raise Problem(400, "bad_request", f"the question is longer than {limit} characters")
+    profile = str(data.get("profile") or "") or None
+    if profile is not None and profile not in PROFILES:
+        raise Problem(400, "bad_request", f"profile must be one of {', '.join(PROFILES)}")
+    parent = str(data.get("parent") or "") or None
+    if parent is not None:
+        load_run(parent)
+    return question, profile, parent
+
+
+def _run_ask(question: str, profile: str | None, parent: str | None) -> dict[str, Any]:
+    from historian_blueprint.graph.run import ask
+
+    try:
+        return ask(question, user_id=_user(), parent_id=parent, profile=profile)
+    except IndexNotBuilt as exc:
+        raise Problem(503, "index_not_built", str(exc)) from None
+    except IndexMismatch as exc:
+        raise Problem(409, "index_mismatch", str(exc)) from None
+
+
+def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
+    """(citation id, start, end) of the run's citations into one source."""
+    return [(c["id"], c["start"], c["end"]) for c in run["output"]["citations"] if c["source_id"] == source_id]
+
+
+def highlighted(text: str, spans: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """The text cut into plain and marked pieces (overlapping spans merge); the template escapes each piece."""
+    marks = sorted((s, e, n) for n, s, e in spans if 0 <= s < e <= len(text))
+    merged: list[list[Any]] = []
+    for s, e, n in marks:
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+            merged[-1][2].append(n)
+        else:
+            merged.append([s, e, [n]])
+    pieces, at = [], 0
+    for s, e, ids in merged:
+        if at < s:
+            pieces.append({"text": text[at:s], "mark": None})
+        pieces.append({"text": text[s:e], "mark": ids, "first": not any(p["mark"] for p in pieces)})
+        at = e
+    if at < len(text):
+        pieces.append({"text": text[at:], "mark": None})
+    return pieces
+
+
+def host_source_url(source_id: str, start: int | None, end: int | None) -> str | None:
+    """``HISTORIAN_SOURCE_URL`` with {id}, {start}, {end} filled (the host's own document page)."""
+    pattern = current_app.config["HISTORIAN_SOURCE_URL"]
+    if not pattern:
+        return None
+    return pattern.format(id=source_id, start="" if start is None else start, end="" if end is None else end)
+
+
+def register(bp: Blueprint) -> None:
+    @bp.errorhandler(Problem)
+    def problem(exc: Problem):
+        if "/api/" in request.path or request.accept_mimetypes.best == "application/json":
+            return jsonify(error={"code": exc.code, "message": exc.message}), exc.status
+        return render_template("historian/error.html", title="Historian", message=exc.message), exc.status
+
+    @bp.app_template_filter("historian_markers")
+    def historian_markers(text: str) -> list[dict[str, Any]]:
+        """Split text at its [n] citation markers, so the template can link them (and escape the rest)."""
+        pieces, at = [], 0
+        for m in re.finditer(r"\[(\d+)\]", text or ""):
+            if m.start() > at:
+                pieces.append({"text": text[at:m.start()], "n": None})
+            pieces.append({"text": m.group(0), "n": int(m.group(1))})
+            at = m.end()
+        if at < len(text or ""):
+            pieces.append({"text": text[at:], "n": None})
+        return pieces
+
+    @bp.app_template_global("historian_source_url")
+    def source_url(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
+        return host_source_url(source_id, start, end) or url_for(
+            "historian.source", source_id=source_id, run=run_id, span=f"{start}-{end}" if start is not None else None,
+            _anchor="h-mark-first" if start is not None else None,
+        )
+
+    # ------------------------------------------------------------------ ask
+    @bp.get("/ask")
+    @login_required
+    def ask_page():
+        parent = request.args.get("parent")
+        parent_run = load_run(parent) if parent else None
+        return render_template("historian/ask.html", csrf_token=csrf_token(), profiles=PROFILES, parent=parent_run,
+                               profile=current_app.config["HISTORIAN_PROFILE"])
+
+    @bp.post("/ask")
+    @login_required
+    def ask_submit():
+        protect()
+        question, profile, parent = _question_and_options(request.form)
+        output = _run_ask(question, profile, parent)
+        return redirect(url_for("historian.run_page", run_id=output["metadata"]["run_id"]), code=303)
+
+    @bp.post("/ask/stream")
+    @login_required
+    def ask_stream():
+        """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
+        protect()
+        question, profile, parent = _question_and_options(request.form if request.form else (request.get_json(silent=True) or {}))
+        user = _user()
+
+        def events():
+            from historian_blueprint.graph.run import stream
+
+            try:
+                for event in stream(question, user_id=user, parent_id=parent, profile=profile):
+                    if event.get("event") == "done":
+                        run_id = event["run_id"]
+                        payload = {"run_id": run_id, "url": url_for("historian.run_page", run_id=run_id),
+                                   "status": event["output"]["status"]}
+                        yield f"event: done\ndata: {json.dumps(payload)}\n\n"
+                    else:
+                        yield f"event: node\ndata: {json.dumps(event)}\n\n"
+            except (IndexNotBuilt, IndexMismatch) as exc:
+                yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
+            except Exception as exc:  # the page must hear about it rather than hang
+                current_app.logger.exception("ask failed")
+                yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
+
+        return Response(stream_with_context(events()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    # ------------------------------------------------------------------ runs
+    @bp.get("/runs")
+    @login_required
+    def runs_page():
+        query = (request.args.get("q") or "").strip()[:200]
+        find: dict[str, Any] = {"kind": "ask", "user_id": _user()}
+        if query:
+            find["question"] = {"$regex": re.escape(query), "$options": "i"}
+        runs = list(get_store().runs.find(find, {"question": 1, "created_at": 1, "output.status": 1,
+                                                 "output.confidence": 1, "thread_id": 1}).sort("created_at", -1).limit(200))
+        return render_template("historian/runs.html", runs=runs, query=query, csrf_token=csrf_token())
+
+    @bp.get("/runs/<run_id>")
+    @login_required
+    def run_page(run_id: str):
+        run = load_run(run_id)
+        thread = list(get_store().runs.find({"thread_id": run.get("thread_id") or run_id, "kind": "ask"},
+                                            {"question": 1, "created_at": 1}).sort("created_at", 1))
+        template = "historian/_answer.html" if request.args.get("partial") else "historian/run.html"
+        return render_template(template, run=run, out=run["output"], thread=thread, csrf_token=csrf_token())
+
+    @bp.post("/runs/<run_id>/delete")
+    @login_required
+    def run_delete(run_id: str):
+        protect()
+        run = load_run(run_id)
+        if run.get("user_id") != _user():
+            raise Problem(403, "forbidden", "you can delete only your own runs")
+        get_store().runs.delete_one({"_id": run_id})
+        return redirect(url_for("historian.runs_page"), code=303)
+
+    @bp.get("/runs/<run_id>/export.<fmt>")
+    @login_required
+    def run_export(run_id: str, fmt: str):
+        run = load_run(run_id)
+        out = run["output"]
+        name = f"historian-{run_id[:8]}"
+        if fmt == "md":
+            body, mime = to_markdown(out, run["question"]), "text/markdown; charset=utf-8"
+        elif fmt == "json":
+            body, mime = json.dumps(out, indent=2, ensure_ascii=False), "application/json"
+        elif fmt == "bib":
+            body, mime = bibliography(out["citations"], get_store()), "text/plain; charset=utf-8"
+        else:
+            raise Problem(404, "not_found", "export formats: md, json, bib")
+        return Response(body, mimetype=mime, headers={"Content-Disposition": f'attachment; filename="{name}.{fmt if fmt != "bib" else "txt"}"'})
+
+    # ------------------------------------------------------------------ sources
+    @bp.get("/sources/<path:source_id>")
+    @login_required
+    def source(source_id: str):
+        doc = get_store().get_document(source_id)
+        if doc is None:
+            raise Problem(404, "not_found", f"no document {source_id}")
+        spans: list[tuple[int, int, int]] = []
+        run = None
+        if request.args.get("run"):
+            run = load_run(request.args["run"])
+            spans += spans_of(run, source_id)
+        for n, raw in enumerate(request.args.getlist("span"), start=1):
+            match = _SPAN.match(raw)
+            if not match:
+                raise Problem(400, "bad_request", f"span must be START-END, got {raw!r}")
+            spans.append((0, int(match.group(1)), int(match.group(2))))
+        pieces = highlighted(doc.text, spans)
+        return render_template("historian/source.html", doc=doc, pieces=pieces, run=run,
+                               host_url=host_source_url(source_id, spans[0][1] if spans else None, spans[0][2] if spans else None))
+
+    # ------------------------------------------------------------------ check a draft
+    @bp.route("/verify", methods=["GET", "POST"])
+    @login_required
+    def verify_page():
+        result, text, error = None, "", None
+        if request.method == "POST":
+            protect()
+            text = request.form.get("text", "")
+            try:
+                result = _check(text, [s.strip() for s in request.form.get("sources", "").split(",") if s.strip()])
+            except Problem as exc:
+                error = exc.message
+        return render_template("historian/verify.html", result=result, text=text, error=error, csrf_token=csrf_token())
+
+    def _check(text: str, sources: list[str]) -> Any:
+        from historian_blueprint.verify.service import check_draft
+
+        try:
+            return check_draft(text, sources)
+        except ValueError as exc:
+            raise Problem(400, "bad_request", str(exc)) from None
+
+    # ------------------------------------------------------------------ JSON API
+    def _json_body() -> dict[str, Any]:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise Problem(400, "bad_request", "send a JSON object")
+        return data
+
+    @bp.post("/api/ask")
+    @login_required
+    def api_ask():
+        protect()
+        question, profile, parent = _question_and_options(_json_body())
+        return jsonify(_run_ask(question, profile, parent))
+
+    @bp.post("/api/verify")
+    @login_required
+    def api_verify():
+        protect()
+        data = _json_body()
+        sources = data.get("sources") or []
+        if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+            raise Problem(400, "bad_request", "sources must be a list of document ids")
+        return jsonify(_check(str(data.get("text") or ""), sources).model_dump())
+
+    @bp.get("/api/runs/<run_id>")
+    @login_required
+    def api_run(run_id: str):
+        run = load_run(run_id)
+        return jsonify({k: run.get(k) for k in ("_id", "question", "user_id", "created_at", "thread_id", "parent_id",
+                                                "profile", "engine", "index_generation", "output", "trace")})
+
+    @bp.get("/api/runs")
+    @login_required
+    def api_runs():
+        runs = get_store().runs.find({"kind": "ask", "user_id": _user()}, {"question": 1, "created_at": 1, "output.status": 1}).sort("created_at", -1).limit(100)
+        return jsonify(runs=[{"run_id": r["_id"], "question": r["question"], "created_at": r["created_at"],
+                              "status": r.get("output", {}).get("status")} for r in runs])
+
+    @bp.errorhandler(400)
+    def bad_request(exc: Any):
+        message = getattr(exc, "description", "bad request")
+        if "/api/" in request.path:
+            return jsonify(error={"code": "bad_request", "message": message}), 400
+        return render_template("historian/error.html", title="Bad request", message=message), 400

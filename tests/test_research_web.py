@@ -1,0 +1,150 @@
+"""The researcher's pages and JSON API through Flask's test client (the browser test drives the same pages)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from historian_blueprint import get_store
+from tests.conftest import login, make_plain_app
+from tests.test_graph import corpus_docs
+from tests.test_index import run_reindex
+
+EVIL = "<script>alert('x')</script>"
+QUESTION = "List three causes of the depression"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    path = tmp_path_factory.mktemp("web")
+    docs = corpus_docs() + [{
+        "_id": "evil-1", "title": f"Pamphlet {EVIL}", "author": "Anon <b>bold</b>", "date": "1890-05-01",
+        "content": f"The depression of the nineties was caused by {EVIL} speculation in silver and by the collapse of railroads.",
+    }]
+    app = make_plain_app(path, docs, WTF_CSRF_ENABLED=False)
+    run_reindex(app)
+    return path
+
+
+@pytest.fixture
+def client(home):
+    return make_plain_app(home, WTF_CSRF_ENABLED=False).test_client()
+
+
+def ask(client, question=QUESTION, **extra):
+    response = client.post("/historian/ask", data={"question": question, **extra})
+    assert response.status_code == 303, response.data[:500]
+    return response.headers["Location"].rsplit("/", 1)[1]
+
+
+def test_ask_without_javascript_then_the_answer_page(client):
+    run_id = ask(client)
+    page = client.get(f"/historian/runs/{run_id}").get_data(as_text=True)
+    assert 'data-testid="status"' in page and "Claims checked" in page
+    assert re.search(r'<a class="h-marker" href="#h-cite-1"', page)  # [1] linked to its citation
+    for report in ("challenge", "interrogation", "counter", "judge"):
+        assert f'data-testid="report-{report}"' in page
+    assert "Retrieved passages" in page and "Run details" in page
+
+
+def test_progress_streams_before_the_answer(client):
+    response = client.post("/historian/ask/stream", data={"question": QUESTION})
+    assert response.mimetype == "text/event-stream"
+    events = re.findall(r"event: (\w+)\ndata: (.*)\n\n", response.get_data(as_text=True))
+    names = [name for name, _ in events]
+    assert names[-1] == "done" and names.count("node") >= 8
+    assert any('"node": "retrieve"' in data and "chunks retrieved" in data for _, data in events)
+
+
+def test_citation_opens_the_source_with_the_span_highlighted(client):
+    run_id = ask(client)
+    run = client.get(f"/historian/api/runs/{run_id}").json
+    cite = run["output"]["citations"][0]
+    page = client.get(f"/historian/runs/{run_id}").get_data(as_text=True)
+    link = re.search(r'data-testid="cite-1" href="([^"]+)"', page).group(1).replace("&amp;", "&")
+    source = client.get(link).get_data(as_text=True)
+    marked = re.search(r'<mark class="h-mark" id="h-mark-first"[^>]*>(.*?)</mark>', source, re.S).group(1)
+    import html
+
+    assert html.unescape(marked) == cite["text"]
+
+
+def test_script_in_documents_and_questions_renders_as_text(client):
+    run_id = ask(client, f"What caused the depression {EVIL}?")
+    for url in (f"/historian/runs/{run_id}", "/historian/runs", "/historian/sources/evil-1?span=0-20",
+                f"/historian/runs/{run_id}?partial=1"):
+        page = client.get(url).get_data(as_text=True)
+        assert "<script>alert" not in page, url
+        assert "&lt;script&gt;" in page, url
+    assert "<b>bold</b>" not in client.get("/historian/sources/evil-1").get_data(as_text=True)
+
+
+def test_history_search_follow_up_and_delete(client):
+    first = ask(client, "What did Hoover say about the causes of the depression?")
+    follow = ask(client, "And what did he propose about banks?", parent=first)
+    run = client.get(f"/historian/api/runs/{follow}").json
+    assert run["parent_id"] == first and run["thread_id"] == first
+    assert any("hoover" in q.lower() for q in run["output"]["metadata"]["sub_queries"][1:])  # the thread informs the plan
+    page = client.get(f"/historian/runs/{follow}").get_data(as_text=True)
+    assert "What did Hoover say about the causes" in page  # the thread is shown
+    listing = client.get("/historian/runs?q=banks").get_data(as_text=True)
+    assert listing.count('data-testid="run-row"') == 1
+    assert client.post(f"/historian/runs/{follow}/delete").status_code == 303
+    assert client.get(f"/historian/runs/{follow}").status_code == 404
+
+
+def test_exports(client):
+    run_id = ask(client)
+    md = client.get(f"/historian/runs/{run_id}/export.md").get_data(as_text=True)
+    assert md.startswith(f"# {QUESTION}") and "## Sources" in md
+    js = client.get(f"/historian/runs/{run_id}/export.json").json
+    assert js["metadata"]["run_id"] == run_id and js["citations"]
+    bib = client.get(f"/historian/runs/{run_id}/export.bib").get_data(as_text=True)
+    assert re.search(r"^Hoover, Herbert\. “.+\.” .+ Historian collection, sotu-1931-herbert-hoover\.$", bib, re.M), bib
+
+
+def test_check_a_draft_page_and_api(client):
+    page = client.post("/historian/verify", data={"text": "The President abolished every tax in 1931 [sotu-1931-herbert-hoover]."})
+    assert page.status_code == 200 and "h-verdict-unsupported" in page.get_data(as_text=True)
+    api = client.post("/historian/api/verify", json={"text": "Hoover abolished every tax.", "sources": ["sotu-1931-herbert-hoover"]})
+    assert api.status_code == 200 and api.json["status"] != "verified" and api.json["claims"]
+    bad = client.post("/historian/api/verify", json={"text": ""})
+    assert bad.status_code == 400 and bad.json["error"]["code"] == "bad_request"
+
+
+def test_api_round_trip_and_permalink_after_restart(home, client):
+    out = client.post("/historian/api/ask", json={"question": QUESTION, "profile": "research"}).json
+    run_id = out["metadata"]["run_id"]
+    assert out["metadata"]["profile"] == "research"
+    restarted = make_plain_app(home, WTF_CSRF_ENABLED=False).test_client()
+    assert restarted.get(f"/historian/api/runs/{run_id}").json["output"]["answer"] == out["answer"]
+    assert restarted.get(f"/historian/runs/{run_id}").status_code == 200
+    errors = [
+        client.post("/historian/api/ask", json={"question": ""}),
+        client.post("/historian/api/ask", json={"question": "x", "profile": "fast"}),
+        client.post("/historian/api/ask", data="not json"),
+        client.get("/historian/api/runs/nope"),
+    ]
+    assert [(r.status_code, r.json["error"]["code"]) for r in errors] == [
+        (400, "bad_request"), (400, "bad_request"), (400, "bad_request"), (404, "not_found")]
+
+
+def test_access_rules(app, client):
+    anonymous = app.test_client()
+    for url in ("/historian/ask", "/historian/runs", "/historian/verify"):
+        assert anonymous.get(url).status_code == 302  # to the login page
+    assert anonymous.post("/historian/api/ask", json={"question": "x"}).status_code == 401
+    researcher = login(app.test_client())
+    assert researcher.get("/historian/admin/reindex").status_code == 403
+    # with CSRF on (the demo host), a post without the token is refused
+    assert researcher.post("/historian/ask", data={"question": "x"}).status_code == 400
+    assert researcher.post("/historian/api/ask", json={"question": "x"}).status_code == 400
+
+
+def test_other_users_runs_are_not_visible(home, client):
+    run_id = ask(client)
+    with make_plain_app(home).app_context():
+        get_store().runs.update_one({"_id": run_id}, {"$set": {"user_id": "someone-else"}})
+    assert client.get(f"/historian/runs/{run_id}").status_code == 404
+    assert client.get(f"/historian/api/runs/{run_id}").status_code == 404
