@@ -1,0 +1,169 @@
+"""Headless Chromium against the demo host: log in, ask with live progress, follow a citation, follow up, reindex.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``./dev test`` installs them when it can). Screenshots
+go to ``HISTORIAN_TEST_SCREENSHOTS`` (the README's come from there) or the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+pytestmark = pytest.mark.skipif(
+    bool(os.environ.get("HISTORIAN_TEST_SKIP_BROWSER")),
+    reason="HISTORIAN_TEST_SKIP_BROWSER is set (without it a missing chromium fails these tests: ./dev test installs it)",
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The demo host on a small slice of the sample corpus, indexed, served on 127.0.0.1."""
+    from werkzeug.serving import make_server
+
+    from historian_blueprint import get_store
+    from historian_blueprint.demo import create_app
+    from tests.test_graph import corpus_docs
+    from tests.test_index import run_reindex
+
+    os.environ["HISTORIAN_DEMO_USERS"] = "alice:alice-pw:researcher,root:root-pw:admin"
+    try:
+        app = create_app({"DEMO_HOME": str(tmp_path_factory.mktemp("browser")), "DEMO_LOAD_CORPUS": False})
+    finally:
+        os.environ.pop("HISTORIAN_DEMO_USERS", None)
+    docs = corpus_docs()
+    docs.append({"_id": "evil-doc", "title": "A <script>alert('doc')</script> pamphlet", "date": "1893-01-01",
+                 "content": "The panic of 1893 <script>alert('doc')</script> closed many banks in the West."})
+    with app.app_context():
+        get_store().documents.insert_many(docs)
+    assert run_reindex(app)["state"] == "succeeded"
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    folder = Path(os.environ.get("HISTORIAN_TEST_SCREENSHOTS") or tmp_path_factory.mktemp("screens"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def browser():
+    assert os.path.exists(CHROMIUM) and os.path.exists(DRIVER), "install Debian's chromium and chromium-driver (./dev test does)"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--window-size=1200,1400"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def wait_for(condition, timeout=90, every=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("timed out waiting")
+
+
+def log_in(driver, base, name, password):
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base}/login")
+    driver.find_element(By.NAME, "username").send_keys(name)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "form button, form [type=submit]").click()
+    wait_for(lambda: "/login" not in driver.current_url)
+
+
+def test_ask_follow_a_citation_and_follow_up(site, browser, shots):
+    from selenium.webdriver.common.by import By
+
+    app, base = site
+    log_in(browser, base, "alice", "alice-pw")
+    browser.get(f"{base}/historian/ask")
+    browser.find_element(By.ID, "h-question").send_keys("List three causes of the depression <script>alert(1)</script>")
+    browser.save_screenshot(str(shots / "ask.png"))
+    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
+    # progress events arrive before the answer
+    first_step = wait_for(lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li") if " ms)" in li.text])
+    assert not browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer") or len(first_step) >= 1
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
+    steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li")]
+    assert any(s.startswith("retrieve") for s in steps) and steps[-1].startswith("answer ready")
+    assert "/historian/runs/" in browser.current_url  # the answer has its permalink without a reload
+    heading = browser.find_element(By.CSS_SELECTOR, "#h-result h2").text
+    assert "<script>alert(1)</script>" in heading  # shown as text, not run
+    browser.save_screenshot(str(shots / "answer.png"))
+    report = browser.find_element(By.CSS_SELECTOR, '[data-testid="report-judge"]')
+    report.find_element(By.TAG_NAME, "summary").click()
+    browser.execute_script("arguments[0].scrollIntoView()", report)
+    browser.save_screenshot(str(shots / "report.png"))
+    quote = browser.find_element(By.CSS_SELECTOR, "#h-cite-1 blockquote").text
+    browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()
+    mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
+    assert " ".join(mark.text.split()) == " ".join(quote.split())
+    in_view = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight;", mark)
+    assert in_view
+    browser.save_screenshot(str(shots / "source.png"))
+    # the run is in the history; a follow-up joins its thread
+    browser.get(f"{base}/historian/runs")
+    rows = browser.find_elements(By.CSS_SELECTOR, '[data-testid="run-row"]')
+    assert rows and "causes of the depression" in rows[0].text
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="follow-up"]'))[0].click()
+    wait_for(lambda: browser.find_elements(By.ID, "h-question"))[0].send_keys("What did Hoover propose about the banks?")
+    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
+    browser.get(browser.current_url)  # the permalink of the follow-up shows the thread
+    thread = browser.find_element(By.CSS_SELECTOR, ".h-thread").text
+    assert "causes of the depression" in thread and "propose about the banks" in thread
+
+
+def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots):
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    app, base = site
+    log_in(browser, base, "root", "root-pw")
+    browser.get(f"{base}/historian/admin/reindex")
+    browser.find_element(By.NAME, "full").click()  # re-embed everything: long enough to watch
+    browser.find_element(By.CSS_SELECTOR, "form.h-actions button[type=submit]").click()
+    seen: list[float] = []
+
+    def finished() -> bool:
+        try:
+            return watch()
+        except (StaleElementReferenceException, NoSuchElementException):  # the page reloads when the job ends
+            return False
+
+    def watch() -> bool:
+        value = browser.find_element(By.ID, "h-progress").get_attribute("value")
+        if value not in (None, "") and (not seen or float(value) != seen[-1]):
+            seen.append(float(value))
+        if len(seen) == 2:
+            browser.save_screenshot(str(shots / "admin.png"))
+        return "succeeded" in browser.find_element(By.ID, "h-state").text
+
+    wait_for(finished, timeout=300, every=0.1)
+    assert any(0 < v < 100 for v in seen) and seen[-1] == 100, seen  # it moved while we watched, then completed
+    assert seen == sorted(seen)
