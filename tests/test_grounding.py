@@ -34,3 +34,21 @@ def test_a_question_is_not_a_supported_claim_and_drafts_skip_questions():
     assert result.verdict == "unsupported" and "question" in result.reason
     claims = split_claims("Did Elvis die in 1977? Elvis Presley died at Graceland in 1977 [e].")
     assert len(claims) == 1 and claims[0][0].startswith("Elvis Presley died") and claims[0][1] == ["e"]
+
+
+def test_a_question_for_a_specific_thing_is_refused_when_no_evidence_gives_it():
+    from historian_blueprint.graph import offline
+    from historian_blueprint.graph.state import Fact
+
+    def fact(text, n):
+        return Fact(source_id=f"d{n}", title="Message", year=1893, start=0, end=len(text), text=text, locator="p. 1",
+                    score=0.9, overlap=0.8)
+
+    question = "What was the Senate vote on the repeal of the silver purchase clause?"
+    about = [fact("The repeal of the silver purchase clause passed the Senate after long debate.", 1),
+             fact("The silver purchase clause had been a burden on the Treasury since its passage.", 2),
+             fact("The repeal of the purchase clause restored confidence in the Senate and the country.", 3)]
+    refused = offline.compose(question, about, [question], 10)
+    assert refused.refusal and "but not the vote" in refused.answer
+    counted = about + [fact("The vote in the Senate on the repeal of the silver purchase clause was 43 to 32.", 4)]
+    assert not offline.compose(question, counted, [question], 10).refusal

@@ -65,7 +65,7 @@ def test_installed_wheel_renders_a_blueprint_template(wheel, tmp_path):
         print(historian_blueprint.__file__)
         print(resource_path("templates"))
         print(page.status_code, css.status_code)
-        print("Schema version</dt><dd>2<" in page.get_data(as_text=True))
+        print("Schema version</dt><dd>3<" in page.get_data(as_text=True))
         """
     )
     result = subprocess.run([str(python), "-c", script, str(tmp_path / "instance")], cwd=tmp_path,

@@ -30,6 +30,39 @@ def question_words(question: str) -> set[str]:
     return {w for w in tx.content_words(question) if w not in INSTRUCTION_WORDS and w != str(count)}
 
 
+_FOCUS = re.compile(
+    r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?P<phrase>[\w' -]+?)\s+(?:of|on|in|for|with|to|by|at|during|that|from)\b",
+    re.I,
+)
+_NAME_OF = re.compile(r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+names?\s+of\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(?P<noun>[\w'-]+)", re.I)
+
+
+def focus(question: str) -> tuple[set[str], bool]:
+    """What a "What was the X of ..." question asks for: X's head word, and whether it asks for a name.
+
+    "What was the Senate vote on the repeal?" asks for a vote; "What was the name of the wife ...?" asks for
+    a name, of a wife. Evidence that never mentions the vote (or names the wife) does not answer, however
+    much of the rest of the question it shares.
+    """
+    named = _NAME_OF.match(question)
+    if named:
+        return set(tx.content_words(named.group("noun"))), True
+    match = _FOCUS.match(question)
+    if not match:
+        return set(), False
+    head = tx.content_words(match.group("phrase"))
+    return ({head[-1]} if head else set()), False
+
+
+def answers_focus(fact: Fact, wanted: set[str], name: bool) -> bool:
+    words = set(tx.content_words(fact.text))
+    if not wanted <= words:
+        return False
+    if name:  # a proper name after the sentence's first word
+        return bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}", fact.text.strip()))
+    return True
+
+
 def text_quality(sentence: str) -> float:
     """Share of tokens that look like words (raw OCR debris scores low)."""
     tokens = sentence.split()
@@ -135,6 +168,10 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     usable = [f for f in facts if f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP]
     if not usable:
         return refusal(question, facts, searched, n_documents)
+    wanted, name = focus(question)
+    if wanted and not any(answers_focus(f, wanted, name) for f in facts):
+        what = f"the name of the {' '.join(sorted(wanted))}" if name else f"the {' '.join(sorted(wanted))}"
+        return refusal(question, facts, searched, n_documents, missing=what)
     wanted = requested_count(question)
     target = min(max(wanted or 4, 3), 8)
     chosen: list[Fact] = []
@@ -175,13 +212,14 @@ def _attribution(fact: Fact) -> str:
     return f"{who}{when}, {fact.locator}"
 
 
-def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: int) -> Answer:
+def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: int, missing: str | None = None) -> Answer:
     """Say that the collection does not answer, and what was searched."""
     closest = "; ".join(f"{f.title} ({f.locator})" for f in facts[:3]) or "none"
+    why = f"mention the subject but not {missing}" if missing else "do not contain enough of the question to answer it"
     text = (
         f"{REFUSAL_PREFIX} “{question}”. Searched {n_documents} documents for: "
         + "; ".join(f"“{q}”" for q in searched)
-        + f". The closest passages ({closest}) do not contain enough of the question to answer it."
+        + f". The closest passages ({closest}) {why}."
     )
     return Answer(answer=text, bullets=[], citations=[], refusal=True)
 

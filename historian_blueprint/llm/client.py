@@ -93,7 +93,7 @@ class ResponseCache:
 
     @staticmethod
     def key(settings: RoleSettings, mode: str, messages: Sequence[BaseMessage], schema: str) -> str:
-        payload = [settings.model, settings.temperature, settings.max_tokens, mode, schema,
+        payload = [settings.base_url, settings.model, settings.temperature, settings.max_tokens, mode, schema,
                    [(m.type, m.content) for m in messages]]
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -120,10 +120,10 @@ def chat_openai(settings: LLMSettings) -> ModelFactory:
     def make(role: RoleSettings) -> Any:
         from langchain_openai import ChatOpenAI
 
-        if not settings.api_key and not settings.base_url:
+        if not role.api_key and not role.base_url:
             raise LLMError(role.role, "no API key: set HISTORIAN_LLM_API_KEY (or OPENAI_API_KEY), or a local HISTORIAN_LLM_BASE_URL")
         return ChatOpenAI(
-            model=role.model, base_url=settings.base_url, api_key=settings.api_key or "not-needed",
+            model=role.model, base_url=role.base_url, api_key=role.api_key or "not-needed",
             temperature=role.temperature, max_tokens=role.max_tokens, timeout=role.timeout,
             max_retries=0,  # Historian retries itself, with the same policy for every server
         )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 ROLES = ("planner", "composer", "challenger", "interrogator", "counter_arguer", "judge", "refiner")
-ROLE_OPTIONS = ("model", "temperature", "max_tokens", "timeout")
+ROLE_OPTIONS = ("model", "temperature", "max_tokens", "timeout", "base_url", "api_key")
 # The verifiers are cold (the challenger a little warm to look for trouble); the writers moderate.
 ROLE_TEMPERATURE = {
     "planner": 0.0, "composer": 0.4, "challenger": 0.1, "interrogator": 0.0, "counter_arguer": 0.2,
@@ -29,6 +29,8 @@ class RoleSettings:
     temperature: float
     max_tokens: int
     timeout: float
+    base_url: str | None = None  # a role may use another server (a larger judge, say); None: the engine's
+    api_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class LLMSettings:
             temperature=float(opts.get("temperature", ROLE_TEMPERATURE[name])),
             max_tokens=int(opts.get("max_tokens", ROLE_MAX_TOKENS[name])),
             timeout=float(opts.get("timeout", self.timeout)),
+            base_url=opts.get("base_url") or self.base_url,
+            api_key=opts.get("api_key") or self.api_key,
         )
 
     def with_(self, **changes: Any) -> LLMSettings:
