@@ -179,7 +179,7 @@ def answer_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
             claim = draft.claims[n]
         else:
             quoted = re.search(r"“(.+)”", bullet, re.S)
-            claim = quoted.group(1) if quoted else bullet
+            claim = quoted.group(1) if quoted else re.sub(r"\s*\[\d+\]", "", bullet).strip()
         out.append((claim, [Cited(citation.source_id, citation.start, citation.end)]))
     return out
 

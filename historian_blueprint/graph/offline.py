@@ -230,13 +230,16 @@ def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
     if len(keep) == len(draft.citations):
         return draft
     bullets_by_id = {c.id: b for c, b in zip(draft.citations, draft.bullets)}
-    citations, bullets = [], []
+    claims_by_id = {c.id: t for c, t in zip(draft.citations, draft.claims)}
+    citations, bullets, claims = [], [], []
     for n, c in enumerate(keep, start=1):
         citations.append(c.model_copy(update={"id": n}))
         bullets.append(re.sub(r"\[\d+\]$", f"[{n}]", bullets_by_id[c.id]))
+        if c.id in claims_by_id:
+            claims.append(claims_by_id[c.id])
     if not citations:
         return draft.model_copy(update={"answer": draft.answer + " (None of these passages could be verified.)"})
     answer = f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain: " + " ".join(
         b for b in bullets[:3]
     )
-    return Answer(answer=answer, bullets=bullets, citations=citations)
+    return Answer(answer=answer, bullets=bullets, citations=citations, claims=claims, notes=draft.notes)
