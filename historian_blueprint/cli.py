@@ -191,7 +191,10 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.argument("question")
     @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
     @click.option("--quiet", is_flag=True, help="Do not print progress.")
-    def ask_command(question: str, fmt: str, quiet: bool) -> None:
+    @click.option("--profile", type=click.Choice(["default", "research", "course"]), default=None,
+                  help="Retrieval depth and revision attempts for this run (default: the configured profile).")
+    @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
+    def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
         """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
         from historian_blueprint.graph.export import to_markdown
         from historian_blueprint.graph.run import ask
@@ -203,8 +206,8 @@ def _register_graph_commands(group: AppGroup) -> None:
                 click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
 
         try:
-            output = ask(question, user_id="cli", on_event=progress)
-        except (IndexNotBuilt, IndexMismatch) as exc:
+            output = ask(question, user_id="cli", on_event=progress, profile=profile, parent_id=parent)
+        except (IndexNotBuilt, IndexMismatch, LookupError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
 

@@ -70,12 +70,15 @@ def make_context(**overrides: Any) -> Context:
     return context
 
 
-def thread_history(parent_id: str | None, user_id: str | None) -> tuple[list[dict[str, Any]], str | None]:
-    """The last five turns of the thread a follow-up continues (oldest first) and the thread's id."""
+def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """The last five turns of the thread a follow-up continues (oldest first) and the thread's id.
+
+    Who may follow up on a run is the caller's decision (the web layer lets owners and admins).
+    """
     if not parent_id:
         return [], None
     parent = get_store().runs.find_one({"_id": parent_id, "kind": "ask"})
-    if parent is None or (user_id is not None and parent.get("user_id") not in (user_id, None)):
+    if parent is None:
         raise LookupError(f"no run {parent_id} to follow up")
     thread_id = parent.get("thread_id") or parent["_id"]
     turns = list(get_store().runs.find({"thread_id": thread_id, "kind": "ask"}).sort("created_at", 1))
@@ -94,7 +97,7 @@ def stream(
     ``parent_id`` makes this a follow-up: the thread's last five turns inform planning and composition.
     ``profile`` (default / research / course) sets this run's retrieval depth and revision attempts.
     """
-    history, thread_id = thread_history(parent_id, user_id)
+    history, thread_id = thread_history(parent_id)
     run_id = uuid.uuid4().hex
     context = context or make_context(**profile_overrides(profile))
     t0 = time.perf_counter()
