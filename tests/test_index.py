@@ -141,6 +141,12 @@ def test_only_one_reindex_at_a_time_and_dead_claims_are_taken_over(tmp_path):
         second = jobs.claim(store, user="c")
         assert store.jobs.find_one({"_id": first})["state"] == "crashed"
         assert store.meta.find_one({"_id": jobs.LOCK_ID})["job_id"] == second
+        # a claim whose heartbeat went stale is simply taken; its job is marked crashed all the same
+        store.jobs.update_one({"_id": second}, {"$set": {"state": "running"}})
+        store.meta.update_one({"_id": jobs.LOCK_ID}, {"$set": {"heartbeat_at": 0}})
+        third = jobs.claim(store, user="d")
+        assert store.jobs.find_one({"_id": second})["state"] == "crashed"
+        assert store.jobs.find_one({"_id": third})["state"] == "queued"
 
 
 def test_no_index_yet_is_a_clear_error(tmp_path):

@@ -66,10 +66,12 @@ def claim(store: Store, *, full: bool = False, only: list[str] | None = None, us
             )
             if not taken or taken.get("job_id") != job_id:
                 raise ReindexBusy(lock.get("job_id", "?")) from None
-            store.jobs.update_one(
-                {"_id": lock.get("job_id"), "state": {"$in": ["queued", "running"]}},
-                {"$set": {"state": "crashed", "finished_at": now, "message": "the process running it died"}},
-            )
+        # We hold the one claim: any other job still marked queued or running lost its process (taken over
+        # above, or its claim had gone stale before we came); record that rather than leave it "running".
+        store.jobs.update_many(
+            {"_id": {"$ne": job_id}, "state": {"$in": ["queued", "running"]}},
+            {"$set": {"state": "crashed", "finished_at": now, "message": "the process running it died"}},
+        )
         store.jobs.insert_one(
             {
                 "_id": job_id, "kind": "reindex", "state": "queued", "full": full, "only": only, "user": user,
