@@ -100,9 +100,14 @@ def _sentences(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     return tuple((s, e, frozenset(tx.content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
 
 
-def names_together(names: Sequence[str], doc: SourceText, span: int = 2) -> bool:
-    """True when some run of ``span`` consecutive sentences of the document mentions every name."""
-    sentences = [tx.normalize(doc.text[s:e]) for s, e, _ in _sentences(doc.text)]
+def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidence: Evidence | None = None) -> bool:
+    """True when some run of ``span`` consecutive sentences of the document mentions every name.
+
+    The claim's own evidence is looked at first (the usual case, and cheap); then the whole document.
+    """
+    if evidence is not None and all(n in tx.normalize(evidence.text) for n in names) and len(_sentences(evidence.text)) <= span:
+        return True
+    sentences = _normalized_sentences(doc.text)
     for i in range(len(sentences)):
         window = " ".join(sentences[i:i + span])
         if all(n in window for n in names):
@@ -115,9 +120,44 @@ def _document_words(text: str) -> frozenset[str]:
     return frozenset(tx.content_words(text))
 
 
-def best_window(claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3) -> Evidence | None:
-    """Return the 1–3 consecutive sentences of ``doc`` that contain most of the claim's words."""
-    sentences = _sentences(doc.text)
+LOCAL_RADIUS = 2500  # characters around a citation searched before the whole document
+
+
+@lru_cache(maxsize=2048)
+def _sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """The sentences of the region around a citation, in document offsets (the region starts at a line break)."""
+    lo = max(0, start - LOCAL_RADIUS)
+    if lo:  # start at a line break or a sentence end close by, not mid-sentence when avoidable
+        cut = max(text.rfind("\n", max(0, lo - 400), lo), text.rfind(". ", max(0, lo - 400), lo) + 1)
+        lo = cut + 1 if cut > 0 else lo
+    hi = min(len(text), end + LOCAL_RADIUS)
+    if hi < len(text):
+        cut = text.find(". ", hi, hi + 400)
+        hi = cut + 1 if cut >= 0 else hi
+    return tuple((lo + s, lo + e, words) for s, e, words in _sentences(text[lo:hi]))
+
+
+@lru_cache(maxsize=256)
+def _normalized_sentences(text: str) -> tuple[str, ...]:
+    return tuple(tx.normalize(text[s:e]) for s, e, _ in _sentences(text))
+
+
+@lru_cache(maxsize=512)
+def _normalized(text: str) -> str:
+    return tx.normalize(text)
+
+
+def best_window(
+    claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3, local: bool = False,
+) -> Evidence | None:
+    """Return the 1–3 consecutive sentences of ``doc`` that contain most of the claim's words.
+
+    ``local``: only the region around the citation ``near`` (a cheap first look for cited claims).
+    """
+    if local and near is not None and near.source_id == doc.source_id:
+        sentences = _sentences_near(doc.text, near.start, near.end)
+    else:
+        sentences = _sentences(doc.text)
     if not sentences or not claim_words:
         return None
     best: tuple[float, int, int, int] | None = None
@@ -200,7 +240,16 @@ def check_claim(
     primary = cited_docs or list(documents)
     near = cited[0] if cited else None
 
-    candidates = [(doc, best_window(claim_words, doc, near)) for doc in primary]
+    def look(doc: SourceText) -> Evidence | None:
+        """Around the citation first; the whole document only when the region does not carry the claim."""
+        cited_here = next((c for c in cited if c.source_id == doc.source_id), None)
+        if cited_here is not None:
+            found = best_window(claim_words, doc, cited_here, local=True)
+            if found is not None and found.coverage >= SUPPORT_THRESHOLD:
+                return found
+        return best_window(claim_words, doc, near)
+
+    candidates = [(doc, look(doc)) for doc in primary]
     candidates = [(d, e) for d, e in candidates if e is not None]
     doc, evidence = max(candidates, key=lambda de: de[1].coverage, default=(None, None))
 
@@ -239,11 +288,10 @@ def check_claim(
 
     alignment = align(body, evidence.text)
     region = alignment.region
-    doc_norm = tx.normalize(doc.text)
 
     # quotations must be verbatim in the cited (or given) source
     for quote in tx.quotations(claim) or ([body] if speaker else []):
-        ok = tx.normalize(quote).strip(" .") in doc_norm
+        ok = tx.normalize(quote).strip(" .") in _normalized(doc.text)
         checks.append(Check("quotation", ok, quote[:80]))
         if not ok:
             return fail("misquote", "misattribution", "high", "the quoted words are not in the source as written")
@@ -260,7 +308,8 @@ def check_claim(
     coverage_ok = evidence.coverage >= SUPPORT_THRESHOLD
     checks.append(Check("coverage", coverage_ok, f"{evidence.coverage:.2f} of the claim's words in the evidence"))
     if coverage_ok:
-        doc_words = _document_words(doc.text) | set(tx.content_words(f"{doc.title} {doc.author or ''}"))
+        outside = claim_words - set(tx.content_words(evidence.text))
+        doc_words = (_document_words(doc.text) | set(tx.content_words(f"{doc.title} {doc.author or ''}"))) if outside else claim_words
         novel = sorted(claim_words - doc_words)
         doc_share = 1 - len(novel) / len(claim_words)
         checks.append(Check("novel_words", doc_share >= DOCUMENT_THRESHOLD, ", ".join(novel[:8])))
@@ -298,7 +347,7 @@ def check_claim(
     # names the source mentions apart, joined by the claim ("X is owned by Y" where X and Y never meet)
     metadata = tx.normalize(f"{doc.title} {doc.author or ''}")
     named = list(dict.fromkeys(t for t in tx.capitalized_terms(body) if t not in metadata and t not in tx.VOICE_ROLES))
-    together = len(named) < 2 or names_together(named, doc)
+    together = len(named) < 2 or names_together(named, doc, evidence=evidence)
     checks.append(Check("names_together", together, ", ".join(named)))
     if not together:
         return fail("unsupported", "fabrication", "high", f"the source never mentions {', '.join(named)} together")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from historian_blueprint.index.bm25 import STOPWORDS, stem
 
@@ -83,6 +84,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(normalize(text))
 
 
+@lru_cache(maxsize=65536)
 def vstem(word: str) -> str:
     """A light verb and plural stemmer for matching claims to sources (recommended -> recommend)."""
     if word in IRREGULAR:
@@ -111,7 +113,8 @@ def content_words(text: str) -> list[str]:
     for w in words(_compound_numbers(text)):
         if w.endswith("n't"):  # negations are compared by the negation check, not as content
             continue
-        w = _CONTRACTION.sub("", w).replace("'", "")
+        if "'" in w:
+            w = _CONTRACTION.sub("", w).replace("'", "")
         if w in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[w]))
         elif w not in STOPWORDS and w not in FILLERS and len(w) > 1:
