@@ -52,3 +52,22 @@ def test_a_question_for_a_specific_thing_is_refused_when_no_evidence_gives_it():
     assert refused.refusal and "but not the vote" in refused.answer
     counted = about + [fact("The vote in the Senate on the repeal of the silver purchase clause was 43 to 32.", 4)]
     assert not offline.compose(question, counted, [question], 10).refusal
+
+
+def test_names_are_matched_as_whole_words():
+    doc = SourceText("g", "Grant rested at the farmhouse while the fleet remained in the river for a week. "
+                          "Nothing else happened that spring. The roads were bad. General Lee wrote to Richmond in May.")
+    assert check_claim("Grant rested at the farmhouse with Lee.", [doc]).flagged  # "lee" is not in "fleet"
+
+
+def test_a_claim_that_drops_the_prefix_of_a_cited_word_is_flagged():
+    from historian_blueprint.verify.grounding import Cited, LOCAL_RADIUS
+
+    head = "word " * 200 + "The Senate disapproved the treaty, the record says"
+    inside = head.index("disapproved") + 3
+    gap = "word " * ((inside + LOCAL_RADIUS - len(head)) // 5 + 1)  # no sentence end anywhere near the region's edge
+    text = head + " " + gap + "Later lines were written. " * 50
+    cite = Cited("d", text.index("Later lines"), text.index("Later lines") + 25)
+    assert cite.start - LOCAL_RADIUS > head.index("disapproved")  # the region's edge falls inside the word
+    result = check_claim("It approved the treaty, the record says.", [SourceText("d", text)], [cite])
+    assert result.flagged

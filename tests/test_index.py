@@ -159,11 +159,26 @@ def test_no_index_yet_is_a_clear_error(tmp_path):
 
 
 KILLER = """
-import sys
+import sys, time
 from tests.conftest import make_plain_app
 from pathlib import Path
 from historian_blueprint.index import service
-app = make_plain_app(Path(sys.argv[1]))
+
+real = service.embedder
+
+
+class Slow:
+    # a build slow enough to be caught mid-embedding, however fast the encoder is on this machine
+    def __init__(self, inner):
+        self.inner, self.name, self.dimension = inner, inner.name, inner.dimension
+
+    def encode(self, texts, batch_size=32):
+        time.sleep(0.3)
+        return self.inner.encode(texts, batch_size=batch_size)
+
+
+service.embedder = lambda app=None: Slow(real(app))
+app = make_plain_app(Path(sys.argv[1]), HISTORIAN_INDEX_BATCH_SIZE=1)
 with app.app_context():
     job_id = service.start_reindex(background=False, full=True)
     print(job_id, flush=True)

@@ -196,8 +196,9 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
     except Exception as exc:
         errors.append(f"schema: {exc}")
     if not draft.refusal:
-        if not 3 <= len(draft.bullets) <= 8:
-            errors.append(f"{len(draft.bullets)} bullets (need 3–8)")
+        fewest = 1 if state.get("revisions") else 3  # a revision may drop findings that failed
+        if not fewest <= len(draft.bullets) <= 8:
+            errors.append(f"{len(draft.bullets)} bullets (need {fewest}–8)")
         ids = {cit.id for cit in draft.citations}
         markers = {int(m) for m in re.findall(r"\[(\d+)\]", draft.answer + " ".join(draft.bullets))}
         if markers - ids:
@@ -281,12 +282,12 @@ def counter_argue(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
     hits = state.get("hits", [])
     floor = make_counter(state["claims"], hits, c.caps)
-    task = ""
+    task, shown = "", hits
     if c.llm is not None:
-        passages, _, _ = evidence_block(hits, [], state["question"], c.context_tokens)
-        task = f"{_claims_task(state)}\n\nRetrieved passages:\n{passages}"
+        passages, ids, _ = evidence_block(hits, [], state["question"], c.context_tokens)
+        task, shown = f"{_claims_task(state)}\n\nRetrieved passages:\n{passages}", hits[: len(ids)]
     report, extra = _with_model(state, config, "counter_arguer", "CounterReply", floor, task,
-                                lambda r: merge_counter(floor, r, hits, c.caps))
+                                lambda r: merge_counter(floor, r, shown, c.caps))
     return {"verification": {"counter": report.model_dump()}, **extra}
 
 
@@ -317,6 +318,8 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
                 failures, extra = [str(exc)], _failure(exc)
         if failures:
             report = roles.failed_judge(report, failures)
+        elif state["draft"] is not None and any("rejected" in n for n in state["draft"].notes):
+            report = roles.cap_for_rejections(report, [n for n in state["draft"].notes if "rejected" in n])
     return {"verification": {"judge": report.model_dump()}, "confidence": report.confidence, "status": report.status, **extra}
 
 

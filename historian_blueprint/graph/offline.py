@@ -58,8 +58,8 @@ def answers_focus(fact: Fact, wanted: set[str], name: bool) -> bool:
     words = set(tx.content_words(fact.text))
     if not wanted <= words:
         return False
-    if name:  # a proper name after the sentence's first word
-        return bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}", fact.text.strip()))
+    if name:  # a proper name after the sentence's first word (quotes and brackets before it do not count)
+        return bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}", fact.text.strip().lstrip("\"'“‘([—- ")))
     return True
 
 
@@ -238,7 +238,8 @@ def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
         if c.id in claims_by_id:
             claims.append(claims_by_id[c.id])
     if not citations:
-        return draft.model_copy(update={"answer": draft.answer + " (None of these passages could be verified.)"})
+        note = " (None of these passages could be verified.)"
+        return draft if draft.answer.endswith(note) else draft.model_copy(update={"answer": draft.answer + note})
     answer = f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain: " + " ".join(
         b for b in bullets[:3]
     )

@@ -81,7 +81,7 @@ def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | N
     if parent is None:
         raise LookupError(f"no run {parent_id} to follow up")
     thread_id = parent.get("thread_id") or parent["_id"]
-    turns = list(get_store().runs.find({"thread_id": thread_id, "kind": "ask"}).sort("created_at", 1))
+    turns = list(get_store().runs.find({"thread_id": thread_id, "kind": "ask", "user_id": parent.get("user_id")}).sort("created_at", 1))
     if not any(t["_id"] == parent["_id"] for t in turns):
         turns.append(parent)
     turns = [t for t in turns if t["created_at"] <= parent["created_at"]][-5:]

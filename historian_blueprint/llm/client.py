@@ -98,9 +98,13 @@ class ResponseCache:
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
     def get(self, key: str) -> str | None:
+        """A cached reply, or None (a cache that fails is a miss, never an error)."""
         if self.collection is None or self.ttl <= 0:
             return None
-        found = self.collection.find_one({"_id": key})
+        try:
+            found = self.collection.find_one({"_id": key})
+        except Exception:  # noqa: BLE001 - best effort
+            return None
         if not found or found.get("expires_at", 0) < time.time():
             return None
         return found["content"]
@@ -109,9 +113,12 @@ class ResponseCache:
         if self.collection is None or self.ttl <= 0:
             return
         now = time.time()
-        self.collection.replace_one(
-            {"_id": key}, {"_id": key, "content": content, "created_at": now, "expires_at": now + self.ttl}, upsert=True
-        )
+        try:
+            self.collection.replace_one(
+                {"_id": key}, {"_id": key, "content": content, "created_at": now, "expires_at": now + self.ttl}, upsert=True
+            )
+        except Exception:  # noqa: BLE001 - best effort: the answer stands without the cache
+            pass
 
 
 def chat_openai(settings: LLMSettings) -> ModelFactory:
@@ -164,7 +171,7 @@ class LLMClient:
                 return model.bind(response_format={"type": "json_object"}), mode
             if mode == "json_schema":
                 return model.with_structured_output(schema, method="json_schema", include_raw=True), mode
-        except NotImplementedError:
+        except Exception:  # noqa: BLE001 - no structured-output support: plain replies, parsed
             pass
         return model, "prompt"
 
@@ -187,7 +194,15 @@ class LLMClient:
         raise LLMError(role, "no attempts left")  # pragma: no cover - the loop returns or raises
 
     def structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
-        """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise."""
+        """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise LLMError."""
+        try:
+            return self._structured(role, messages, schema, usage)
+        except LLMError:
+            raise
+        except Exception as exc:  # anything unexpected is this role failing, handled fail-safe by the graph
+            raise LLMError(role, f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+
+    def _structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
         role_settings = self.settings.role(role)
         runnable, mode = self._runnable(role, schema)
         key = ResponseCache.key(role_settings, mode, messages, schema.__name__)

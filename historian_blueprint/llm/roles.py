@@ -154,8 +154,12 @@ def anchor(doc: SourceText, quote: str, start: int, end: int) -> tuple[int, int,
         if best is None or ratio > best[0]:
             best = (ratio, lo, hi)
     if best and best[0] >= ANCHOR_MIN_RATIO:
-        lo, hi = start + best[1], start + best[2]
-        return lo, hi, "fuzzy"
+        lo, hi = best[1], best[2]
+        while hi < len(passage) and passage[hi].isalnum():  # end on a word boundary, not mid-word
+            hi += 1
+        while hi > lo and passage[hi - 1].isspace():
+            hi -= 1
+        return start + lo, start + hi, "fuzzy"
     return None
 
 
@@ -289,6 +293,17 @@ def failed_judge(floor: JudgeReport, failures: list[str]) -> JudgeReport:
         "status": status, "safe_to_publish": False,
         "required_revisions": floor.required_revisions + [f"model role failed: {f}" for f in failures],
         "summary": f"{floor.summary}; not verified because a model role failed ({'; '.join(failures)})",
+    })
+
+
+def cap_for_rejections(report: JudgeReport, notes: list[str]) -> JudgeReport:
+    """The composer cited evidence it was not given: what it wrote around those ids is unchecked, so at most flagged."""
+    if STATUS_ORDER.index(report.status) >= STATUS_ORDER.index("flagged"):
+        return report
+    return report.model_copy(update={
+        "status": "flagged", "safe_to_publish": False,
+        "required_revisions": report.required_revisions + notes,
+        "summary": f"{report.summary}; at most flagged: the composer cited evidence it was not given",
     })
 
 

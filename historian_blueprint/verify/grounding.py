@@ -105,12 +105,12 @@ def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidenc
 
     The claim's own evidence is looked at first (the usual case, and cheap); then the whole document.
     """
-    if evidence is not None and all(n in tx.normalize(evidence.text) for n in names) and len(_sentences(evidence.text)) <= span:
+    wanted = set(tx.words(" ".join(names)))  # "u-boats" -> u, boats: the same tokens as the sentences
+    if evidence is not None and wanted <= set(tx.words(evidence.text)) and len(_sentences(evidence.text)) <= span:
         return True
-    sentences = _normalized_sentences(doc.text)
+    sentences = _word_sentences(doc.text)
     for i in range(len(sentences)):
-        window = " ".join(sentences[i:i + span])
-        if all(n in window for n in names):
+        if wanted <= set().union(*sentences[i:i + span]):
             return True
     return False
 
@@ -121,25 +121,36 @@ def _document_words(text: str) -> frozenset[str]:
 
 
 LOCAL_RADIUS = 2500  # characters around a citation searched before the whole document
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+|\n")
+_SPACE = re.compile(r"\s+")
 
 
 @lru_cache(maxsize=2048)
 def _sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, frozenset[str]], ...]:
     """The sentences of the region around a citation, in document offsets (the region starts at a line break)."""
     lo = max(0, start - LOCAL_RADIUS)
-    if lo:  # start at a line break or a sentence end close by, not mid-sentence when avoidable
-        cut = max(text.rfind("\n", max(0, lo - 400), lo), text.rfind(". ", max(0, lo - 400), lo) + 1)
-        lo = cut + 1 if cut > 0 else lo
+    if lo:  # start after a sentence end close by; failing that, at least at a word boundary
+        ends = [m.end() for m in _SENTENCE_END.finditer(text, max(0, lo - 400), lo)]
+        if ends:
+            lo = ends[-1]
+        else:
+            space = _SPACE.search(text, lo)
+            lo = space.end() if space and space.end() <= start else lo
     hi = min(len(text), end + LOCAL_RADIUS)
     if hi < len(text):
-        cut = text.find(". ", hi, hi + 400)
-        hi = cut + 1 if cut >= 0 else hi
+        found = _SENTENCE_END.search(text, hi, hi + 400)
+        if found:
+            hi = found.start() + 1
+        else:
+            back = text.rfind(" ", end, hi)
+            hi = back if back > end else hi
     return tuple((lo + s, lo + e, words) for s, e, words in _sentences(text[lo:hi]))
 
 
 @lru_cache(maxsize=256)
-def _normalized_sentences(text: str) -> tuple[str, ...]:
-    return tuple(tx.normalize(text[s:e]) for s, e, _ in _sentences(text))
+def _word_sentences(text: str) -> tuple[frozenset[str], ...]:
+    """Each sentence's words (whole words: "lee" is not in "fleet")."""
+    return tuple(frozenset(tx.words(text[s:e])) for s, e, _ in _sentences(text))
 
 
 @lru_cache(maxsize=512)
@@ -338,7 +349,8 @@ def check_claim(
     first_person = bool(context_words & tx.FIRST_PERSON)
     missing_names = [
         t for t in tx.capitalized_terms(body)
-        if t not in context_words and t not in context and not (first_person and t in tx.VOICE_ROLES)
+        if t not in context_words and not re.search(rf"\b{re.escape(t)}", context)
+        and not (first_person and t in tx.VOICE_ROLES)
     ]
     checks.append(Check("names", not missing_names, ", ".join(missing_names)))
     if missing_names:

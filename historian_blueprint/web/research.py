@@ -18,7 +18,7 @@ from historian_blueprint.index.retriever import IndexNotBuilt
 from historian_blueprint.web.auth import current_identity, login_required
 from historian_blueprint.web.csrf import csrf_token, protect
 
-_SPAN = re.compile(r"^(\d+)-(\d+)$")
+_SPAN = re.compile(r"^(\d{1,9})-(\d{1,9})$")
 
 
 class Problem(Exception):
@@ -157,7 +157,10 @@ def register(bp: Blueprint) -> None:
     def ask_stream():
         """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
         protect()
-        question, profile, parent = _question_and_options(request.form if request.form else (request.get_json(silent=True) or {}))
+        body = request.form if request.form else request.get_json(silent=True)
+        if not hasattr(body, "get"):
+            raise Problem(400, "bad_request", "send the form or a JSON object")
+        question, profile, parent = _question_and_options(body)
         user = _user()
 
         def events():
@@ -197,7 +200,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def run_page(run_id: str):
         run = load_run(run_id)
-        thread = list(get_store().runs.find({"thread_id": run.get("thread_id") or run_id, "kind": "ask"},
+        thread = list(get_store().runs.find({"thread_id": run.get("thread_id") or run_id, "kind": "ask", "user_id": run.get("user_id")},
                                             {"question": 1, "created_at": 1}).sort("created_at", 1))
         template = "historian/_answer.html" if request.args.get("partial") else "historian/run.html"
         return render_template(template, run=run, out=run["output"], thread=thread, csrf_token=csrf_token())
