@@ -157,12 +157,14 @@ def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots):
             return False
 
     def watch() -> bool:
+        # the state first, then the bar: one update sets both, so a finished state is read with its final bar
+        done = "succeeded" in browser.find_element(By.ID, "h-state").text
         value = browser.find_element(By.ID, "h-progress").get_attribute("value")
         if value not in (None, "") and (not seen or float(value) != seen[-1]):
             seen.append(float(value))
         if len(seen) == 2:
             browser.save_screenshot(str(shots / "admin.png"))
-        return "succeeded" in browser.find_element(By.ID, "h-state").text
+        return done
 
     wait_for(finished, timeout=300, every=0.1)
     assert any(0 < v < 100 for v in seen) and seen[-1] == 100, seen  # it moved while we watched, then completed
