@@ -165,7 +165,7 @@ def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
             return {"draft": draft, "facts": facts, **attempts, **_failure(exc)}
         if reply.insufficient or not reply.findings:
             return {"draft": offline.refusal(state["question"], _facts(state, c), state["sub_queries"], c.n_documents), **attempts}
-        draft, _ = to_answer(reply, hits[: len(ids)], ids, c.get_document)
+        draft = to_answer(reply, hits[: len(ids)], ids, c.get_document)
         return {"draft": draft, **attempts}
     draft = offline.compose(state["question"], state.get("facts", []), state["sub_queries"], c.n_documents)
     return {"draft": draft, **attempts}
@@ -338,7 +338,7 @@ def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
         )
         try:
             reply = c.llm.ask("refiner", f"{text}\n\nCurrent answer: {state['draft'].answer}\n\n{findings}", ComposerReply)
-            draft, _ = to_answer(reply, state["hits"][: len(ids)], ids, c.get_document)
+            draft = to_answer(reply, state["hits"][: len(ids)], ids, c.get_document)
             return {"draft": draft, **count}
         except LLMError as exc:
             return {"draft": offline.revise(state["draft"], flagged), **count, **_failure(exc)}

@@ -14,6 +14,8 @@ from historian_blueprint.graph.graph import compiled
 from historian_blueprint.graph.nodes import Context
 from historian_blueprint.graph.state import Output
 from historian_blueprint.index import service
+from historian_blueprint.index.generation import IndexMismatch
+from historian_blueprint.index.retriever import IndexNotBuilt
 from historian_blueprint.verify.reports import Caps
 from historian_blueprint.verify.service import collection_search, document_getter
 
@@ -51,6 +53,10 @@ def make_context(**overrides: Any) -> Context:
         return [h.to_dict() for h in service.retrieve(query, top_k=top_k)]
 
     get = document_getter()
+    try:  # what retrieval searches: the serving generation's documents (no scan of the host collection per ask)
+        n_documents = len(service.get_index().documents)
+    except (IndexNotBuilt, IndexMismatch):
+        n_documents = get_store().count_documents()
     context = Context(
         retrieve=retrieve,
         get_document=get,
@@ -60,7 +66,7 @@ def make_context(**overrides: Any) -> Context:
         rerank_k=config["HISTORIAN_RETRIEVAL_RERANK_K"],
         max_revisions=config["HISTORIAN_VERIFY_MAX_REVISION_ATTEMPTS"],
         max_question_chars=config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"],
-        n_documents=get_store().count_documents(),
+        n_documents=n_documents,
         context_tokens=config["HISTORIAN_LLM_CONTEXT_TOKENS"],
     )
     if config["HISTORIAN_ENGINE"] == "llm" and "llm" not in overrides:

@@ -163,10 +163,8 @@ def anchor(doc: SourceText, quote: str, start: int, end: int) -> tuple[int, int,
     return None
 
 
-def to_answer(
-    reply: ComposerReply, hits: list[dict[str, Any]], ids: list[str], get_document: Any
-) -> tuple[Answer, list[str]]:
-    """Turn the composer's reply into an Answer with exact citations; return it with the problems found."""
+def to_answer(reply: ComposerReply, hits: list[dict[str, Any]], ids: list[str], get_document: Any) -> Answer:
+    """Turn the composer's reply into an Answer with exact citations; what it needed is in ``Answer.notes``."""
     problems: list[str] = []
     by_id = {eid: hits[n] for n, eid in enumerate(ids)}
     citations: list[Citation] = []
@@ -210,9 +208,8 @@ def to_answer(
         return f"[{n}]" if n else ""
 
     narrative = re.sub(r"\[(E\d+)\]", marker, reply.answer, flags=re.I).strip()
-    answer = Answer(answer=narrative, bullets=bullets, citations=citations, claims=claims, failed_citations=failed,
-                    notes=problems)
-    return answer, problems
+    return Answer(answer=narrative, bullets=bullets, citations=citations, claims=claims, failed_citations=failed,
+                  notes=problems)
 
 
 def claims_block(claims: list[ClaimVerdict]) -> str:

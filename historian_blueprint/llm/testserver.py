@@ -8,6 +8,7 @@ common misconfigurations (wrong key, no JSON mode, unknown model, wrong base pat
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -131,7 +132,7 @@ class OpenAICompatibleServer:
         self.httpd.server_close()
 
 
-_PASSAGE = __import__("re").compile(r"^(E\d+) \((.*?); ([^;()]+)\): (.*)$", __import__("re").M)
+_PASSAGE = re.compile(r"^(E\d+) \((.*?); ([^;()]+)\): (.*)$", re.M)
 
 
 def passages(prompt: str) -> list[tuple[str, str]]:
@@ -140,8 +141,6 @@ def passages(prompt: str) -> list[tuple[str, str]]:
 
 
 def first_sentence(text: str) -> str:
-    import re
-
     sentence = re.split(r"(?<=[.;:])\s", text.strip(), maxsplit=1)[0]
     return sentence if len(sentence) > 30 else text[:160]
 

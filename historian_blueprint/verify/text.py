@@ -44,10 +44,12 @@ FILLERS = frozenset(
 )
 _ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
 # Multi-word names with a common short form, compared as one token.
-_PHRASES = re.compile(r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)")
+_PHRASES = re.compile(
+    r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)",
+    re.IGNORECASE,  # normalize() sees lowercase text; capitalized_terms() sees the original case
+)
 _PHRASE_FORM = "usa"
 _CONTRACTION = re.compile(r"'(?:s|re|ve|ll|d|m)$")
-_PHRASES_ANY_CASE = re.compile(_PHRASES.pattern, re.IGNORECASE)
 # Irregular verb forms (and a few nouns) to their base, so "began" matches "begin" and "died" matches "dead".
 IRREGULAR = {
     "was": "be", "were": "be", "been": "be", "is": "be", "are": "be", "began": "begin", "begun": "begin",
@@ -162,7 +164,7 @@ def is_negation(token: str) -> bool:
 
 def capitalized_terms(text: str) -> list[str]:
     """Capitalized words that are not stopwords (names, places, institutions), lowercased."""
-    raw = _PHRASES_ANY_CASE.sub("USA", unicodedata.normalize("NFKC", text).translate(_QUOTES))
+    raw = _PHRASES.sub("USA", unicodedata.normalize("NFKC", text).translate(_QUOTES))
     out = []
     for match in re.finditer(r"\b[A-Z][\w'-]*", raw):
         token = match.group(0).lower().strip("'")
