@@ -71,3 +71,54 @@ def test_a_claim_that_drops_the_prefix_of_a_cited_word_is_flagged():
     assert cite.start - LOCAL_RADIUS > head.index("disapproved")  # the region's edge falls inside the word
     result = check_claim("It approved the treaty, the record says.", [SourceText("d", text)], [cite])
     assert result.flagged
+
+
+BANDS = SourceText(
+    "b", "The New Pornographers is a Canadian indie rock band formed in 1997 in Vancouver, British Columbia."
+    "Kings of Leon is an American rock band that formed in Nashville, Tennessee, in 1999. "
+    "Rise Against is an American punk rock band from Chicago, formed in 1999.",
+)
+FILMS = SourceText(
+    "f", "Beyond the Gates of Splendor is a feature-length documentary film that was released in 2004."
+    "Jesus Camp is a 2006 American documentary film directed by Rachel Grady and Heidi Ewing.",
+)
+
+
+def test_what_a_claim_says_of_both_names_must_be_said_of_each():
+    """One sentence may say "American rock band" of one band; a claim may not stretch it over both."""
+    both = check_claim("Yes, both The New Pornographers and Kings of Leon are American rock bands.", [BANDS])
+    assert both.verdict == "unsupported" and "The New Pornographers" in both.reason
+    assert not check_claim("Both The New Pornographers and Kings of Leon are rock bands.", [BANDS]).flagged
+    assert not check_claim("Kings of Leon and Rise Against are both American rock bands.", [BANDS]).flagged
+
+
+def test_a_claimed_order_must_agree_with_the_dates_of_the_sources():
+    wrong = check_claim("Jesus Camp was released before Beyond the Gates of Splendor.", [FILMS])
+    assert wrong.verdict == "contradicted" and "2006" in wrong.reason and "2004" in wrong.reason
+    assert not check_claim("Jesus Camp was released after Beyond the Gates of Splendor.", [FILMS]).flagged
+    assert not check_claim("Beyond the Gates of Splendor was released before Jesus Camp.", [FILMS]).flagged
+
+
+def test_a_bare_yes_or_no_answer_is_read_with_its_question():
+    from historian_blueprint.verify.grounding import verify_answer
+
+    question = "Are both The New Pornographers and Kings of Leon American rock bands?"
+    assert verify_answer(question, "yes", [BANDS]).flagged
+    no = verify_answer(question, "No.", [BANDS])
+    assert no.verdict == "supported" and no.claim == "No." and "do not support" in no.reason
+    asked = "Are Kings of Leon and Rise Against both American rock bands?"
+    assert not verify_answer(asked, "yes", [BANDS]).flagged
+    assert verify_answer(asked, "no", [BANDS]).verdict == "contradicted"
+    # an answer that says something is verified as a claim, question or not
+    assert verify_answer(asked, "Kings of Leon formed in 1999.", [BANDS]).verdict == "supported"
+    assert verify_answer(asked, "Kings of Leon formed in 1998.", [BANDS]).flagged
+
+
+def test_a_failing_check_never_lets_a_bare_no_through():
+    from historian_blueprint.verify.grounding import verify_answer
+
+    def broken(*args):
+        raise RuntimeError("boom")
+
+    result = verify_answer("Are Kings of Leon American?", "no", [BANDS], checker=broken)
+    assert result.flagged and "verification failed" in result.reason

@@ -21,7 +21,7 @@ from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jso
 from historian_blueprint.index.bm25 import STOPWORDS
 from historian_blueprint.index.chunking import Layout
 from historian_blueprint.verify import text as tx
-from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText, verify_claim
+from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText, verify_answer, verify_claim
 from historian_blueprint.verify.schema import to_verdict
 from historian_blueprint.verify.sources import DocumentSearch
 
@@ -104,7 +104,10 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
             documents = [SourceText(d["_id"], d["content"], d.get("title", "")) for d in item["documents"]]
         cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item.get("cited") or []]
         t0 = time.perf_counter()
-        result = verify_claim(item["claim"], documents, cited, search, checker=checker)
+        if item.get("question"):  # an answer: read with its question ("yes" asserts what was asked)
+            result = verify_answer(item["question"], item["claim"], documents, cited, search, checker=checker)
+        else:
+            result = verify_claim(item["claim"], documents, cited, search, checker=checker)
         latencies.append((time.perf_counter() - t0) * 1000)
         by_id = corpus if corpus is not None else {d.source_id: d for d in documents}
         try:

@@ -83,7 +83,7 @@ class ClaimResult:
 
 
 # A sentence end glued to the next sentence ("...the United States.Golf Magazine is..."), common in scraped text.
-_GLUED = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+_GLUED = re.compile(r"(?<=[a-z0-9]{2}[.!?])(?=[A-Z][a-z])")
 
 
 def claim_sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -227,6 +227,111 @@ def align(claim: str, evidence: str) -> Alignment:
         if j2 - j1 <= SMALL_GAP:
             evidence_only += b[j1:j2]
     return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, evidence_only)
+
+
+_BOTH = (
+    re.compile(r"\bboth\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?P<verb>are|were|have|had|did)\s+(?P<p>.+)$", re.I | re.S),
+    re.compile(r"^(?:\W*\w+\W+)?(?P<a>[A-Z].*?)\s+and\s+(?P<b>.+?)\s+(?P<verb>are|were|have|had|did)\s+both\s+(?P<p>.+)$", re.S),
+    re.compile(r"^(?P<a>[A-Z].*?)\s+and\s+(?P<b>.+?)\s+both\s+(?P<verb>)(?P<p>.+)$", re.S),
+    re.compile(r"^both\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?P<verb>)(?P<p>.+)$", re.I | re.S),
+)
+
+
+def _name_in_sources(phrase: str, documents: Sequence[SourceText]) -> str | None:
+    """The longest leading run of ``phrase`` that some source spells out as a name (whole words)."""
+    tokens = phrase.split()
+    for n in range(len(tokens), 0, -1):
+        candidate = " ".join(tokens[:n]).strip(" ,")
+        wanted = tx.words(candidate)
+        if not wanted or not candidate[:1].isupper():
+            continue
+        pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in wanted) + r"\b")
+        if any(pattern.search(_normalized(d.text)) for d in documents):
+            return candidate
+    return None
+
+
+def conjuncts(body: str, documents: Sequence[SourceText]) -> list[tuple[str, str]]:
+    """(name, predicate) for each of two names a claim joins with "both" ("both A and B are P" -> A P, B P).
+
+    The second name ends where the sources stop spelling it ("Kings of Leon American rock bands" -> "Kings of
+    Leon"); nothing is returned unless both names are found in the sources.
+    """
+    for pattern in _BOTH:
+        match = pattern.search(body.strip().rstrip(".?! "))
+        if not match:
+            continue
+        a = _name_in_sources(match.group("a"), documents)
+        tail = f"{match.group('b')} {match.group('p')}" if not match.group("verb") else match.group("b")
+        b = _name_in_sources(tail, documents)
+        if not a or not b or a != match.group("a").strip(" ,"):
+            continue
+        predicate = match.group("p") if match.group("verb") else tail[len(b):].strip(" ,")
+        if predicate and tx.content_words(predicate):
+            return [(a, predicate), (b, predicate)]
+    return []
+
+
+_ORDER = re.compile(
+    r"^(?P<a>.+?)\s+(?:was|were|is|are|came|happened|took place|appeared)?\s*(?:\w+\s+)?"
+    r"(?P<rel>before|earlier than|prior to|after|later than)\s+(?P<b>.+)$", re.S,
+)
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+
+
+def _year_of(name: str, documents: Sequence[SourceText]) -> int | None:
+    """The first year given in the first sentence that names ``name``."""
+    wanted = set(tx.words(name))
+    for doc in documents:
+        for start, end, _ in _sentences(doc.text):
+            sentence = doc.text[start:end]
+            if wanted <= set(tx.words(sentence)):
+                at = tx.normalize(sentence).find(tx.words(name)[0])
+                years = [(m.start() < at, abs(m.start() - at), int(m.group(1))) for m in _YEAR.finditer(tx.normalize(sentence))]
+                return min(years)[2] if years else None  # the nearest year after the name, else before it
+    return None
+
+
+def chronology(body: str, documents: Sequence[SourceText]) -> tuple[tuple[str, int], tuple[str, int]] | None:
+    """((earlier, year), (later, year)) as a claim orders two named things, with the years the sources give.
+
+    None unless both are names the sources spell out and each has a year in the first sentence naming it.
+    """
+    match = _ORDER.match(body.strip().rstrip(".!"))
+    if not match:
+        return None
+    a = _name_in_sources(match.group("a"), documents)
+    b = _name_in_sources(match.group("b"), documents)
+    if not a or not b or set(tx.words(a)) == set(tx.words(b)):
+        return None
+    year_a, year_b = _year_of(a, documents), _year_of(b, documents)
+    if year_a is None or year_b is None:
+        return None
+    if match.group("rel") in ("after", "later than"):
+        return (b, year_b), (a, year_a)
+    return (a, year_a), (b, year_b)
+
+
+_PRONOUN_START = re.compile(r"^\W*(?:he|she|it|they|his|her|its|their|the (?:band|group|company|city|film|town))\b", re.I)
+
+
+def attribute_said(name: str, predicate: str, documents: Sequence[SourceText]) -> bool:
+    """True when a sentence naming ``name`` (or the next one, when it goes on with a pronoun) carries ``predicate``."""
+    wanted = set(tx.words(name))
+    predicate_words = set(tx.content_words(predicate))
+    if not predicate_words:
+        return True
+    for doc in documents:
+        sentences = _sentences(doc.text)
+        for i, (start, end, words) in enumerate(sentences):
+            if not wanted <= set(tx.words(doc.text[start:end])):
+                continue
+            seen = set(words)
+            if i + 1 < len(sentences) and _PRONOUN_START.match(doc.text[sentences[i + 1][0]: sentences[i + 1][1]]):
+                seen |= sentences[i + 1][2]
+            if len(predicate_words & seen) / len(predicate_words) >= SUPPORT_THRESHOLD:
+                return True
+    return False
 
 
 def _attribution(claim: str) -> tuple[str | None, str]:
@@ -383,6 +488,22 @@ def check_claim(
     if widened:
         return fail("unsupported", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
 
+    # "both A and B are P": P must be said of each of them, not of one beside the other
+    for name, predicate in conjuncts(body, documents):
+        said = attribute_said(name, predicate, primary)
+        checks.append(Check("each_named", said, f"{name}: {predicate}"))
+        if not said:
+            return fail("unsupported", "unverified_detail", "high", f"the source does not say of {name}: {predicate}")
+
+    # "A ... before B": the years the sources give each of them must be in that order
+    order = chronology(body, primary)
+    if order is not None:
+        (first, first_year), (second, second_year) = order
+        ok = first_year <= second_year
+        checks.append(Check("chronology", ok, f"{first} {first_year}, {second} {second_year}"))
+        if not ok:
+            return fail("contradicted", "fabrication", "high", f"the sources date {first} to {first_year}, after {second} ({second_year})")
+
     result.reason = "the evidence contains the claim's words, numbers and names"
     return result
 
@@ -406,3 +527,58 @@ def verify_claim(
             [Check("verifier", False, f"{type(exc).__name__}: {exc}")],
             reason=f"verification failed ({type(exc).__name__}); the claim is not verified", cited=list(cited),
         )
+
+
+_YES_NO_QUESTION = re.compile(
+    r"^\s*(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would)\s+(?P<rest>.+?)\s*\?\s*$", re.I | re.S,
+)
+_YES = frozenset("yes yeah yep correct true".split())
+_NO = frozenset("no nope incorrect false".split())
+
+
+def proposition(question: str) -> str | None:
+    """The statement a yes/no question asks about ("Are A and B both P?" -> "A and B both P"); None otherwise."""
+    match = _YES_NO_QUESTION.match(question)
+    return match.group("rest") if match else None
+
+
+def verify_answer(
+    question: str,
+    answer: str,
+    documents: Sequence[SourceText],
+    cited: Sequence[Cited] = (),
+    search: Callable[[str], Sequence[SourceText]] | None = None,
+    checker: Callable[..., ClaimResult] | None = None,
+) -> ClaimResult:
+    """Verify an answer to a question.
+
+    An answer that is a statement is verified as a claim. A bare "yes" or "no" asserts the question's own
+    statement (or its denial): "yes" takes that statement's verdict; "no" is supported when the given
+    documents do not support the statement (a closed-world reading of the sources, said in the reason) and
+    contradicted when they do.
+    """
+    said = tx.words(answer)
+    statement = proposition(question)
+    polarity = None
+    if said and statement and len(said) <= 2:
+        if said[0] in _YES and all(w in _YES for w in said):
+            polarity = True
+        elif said[0] in _NO and all(w in _NO for w in said):
+            polarity = False
+    if polarity is None or statement is None:
+        return verify_claim(answer, documents, cited, search, checker)
+    result = verify_claim(statement, documents, cited, search, checker)
+    result.claim = answer
+    if polarity:
+        result.reason = f"'yes' asserts that {statement}: {result.reason}"
+        return result
+    if any(c.name == "verifier" for c in result.checks):  # the check itself failed: never call it supported
+        return result
+    if result.verdict == "supported":
+        result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
+        result.reason = f"'no' denies that {statement}, which the sources support"
+        return result
+    why = result.reason
+    result.verdict, result.type, result.severity = "supported", None, "none"
+    result.reason = f"'no': the sources do not support that {statement} ({why})"
+    return result
