@@ -122,3 +122,17 @@ def test_a_failing_check_never_lets_a_bare_no_through():
 
     result = verify_answer("Are Kings of Leon American?", "no", [BANDS], checker=broken)
     assert result.flagged and "verification failed" in result.reason
+
+
+def test_rewordings_that_keep_the_meaning_pass():
+    """Found in BEGIN's supported responses: each was flagged before."""
+    bowl = SourceText("g", 'Linguists say the portmanteau word "grue", which Nelson Goodman coined, comes from "green" and "blue".')
+    # the words between two quotations are not a quotation
+    assert not check_claim('The word " grue " comes from " green " and " blue " .', [bowl]).flagged
+    deaf = SourceText("q", "Hubbard was a deaf quarterback, so the other team could not read his hand signals.")
+    assert not check_claim("Hubbard was a deaf quarterback, so the other team couldn't read his hand signals.", [deaf]).flagged
+    assert check_claim("Hubbard was a deaf quarterback, so the other team could read his hand signals.", [deaf]).verdict == "contradicted"
+    brady = SourceText("p", "He has been the Patriots' most indispensable player after quarterback Tom Brady.")
+    assert not check_claim("He's been the Patriots most indispensable player after quarterback Tom Brady.", [brady]).flagged
+    candy = SourceText("c", "Dylan's Candy Bar is a chain of candy shops currently located in New York City and East Hampton.")
+    assert not check_claim("Dylan 's Candy Bar is a chain of candy shops located in New York City and East Hampton.", [candy]).flagged

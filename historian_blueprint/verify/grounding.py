@@ -105,8 +105,8 @@ def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidenc
 
     The claim's own evidence is looked at first (the usual case, and cheap); then the whole document.
     """
-    wanted = set(tx.words(" ".join(names)))  # "u-boats" -> u, boats: the same tokens as the sentences
-    if evidence is not None and wanted <= set(tx.words(evidence.text)) and len(_sentences(evidence.text)) <= span:
+    wanted = _name_words(" ".join(names))  # "u-boats" -> u, boats: the same tokens as the sentences
+    if evidence is not None and wanted <= _name_words(evidence.text) and len(_sentences(evidence.text)) <= span:
         return True
     sentences = _word_sentences(doc.text)
     for i in range(len(sentences)):
@@ -147,10 +147,15 @@ def _sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, fr
     return tuple((lo + s, lo + e, words) for s, e, words in _sentences(text[lo:hi]))
 
 
+def _name_words(text: str) -> frozenset[str]:
+    """Whole words without a possessive ("Dylan's" -> dylan), as names are compared."""
+    return frozenset(w[:-2] if w.endswith("'s") else w for w in tx.words(text))
+
+
 @lru_cache(maxsize=256)
 def _word_sentences(text: str) -> tuple[frozenset[str], ...]:
     """Each sentence's words (whole words: "lee" is not in "fleet")."""
-    return tuple(frozenset(tx.words(text[s:e])) for s, e, _ in _sentences(text))
+    return tuple(_name_words(text[s:e]) for s, e, _ in _sentences(text))
 
 
 @lru_cache(maxsize=512)
@@ -473,6 +478,8 @@ def check_claim(
     claim_tokens = tx.words(body)
     added = [t for t in alignment.claim_only if tx.is_negation(t)]
     dropped = [t for t in alignment.evidence_only if tx.is_negation(t)]
+    if len(added) == len(dropped):  # reworded, not reversed: "couldn't" for "could not"
+        added = dropped = []
     checks.append(Check("negation", not (added or dropped), " ".join(added + dropped)))
     if added or dropped:
         what = f"adds '{added[0]}'" if added else f"drops '{dropped[0]}'"

@@ -11,7 +11,7 @@ from historian_blueprint.index.bm25 import STOPWORDS, stem
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w])\d+(?:st|nd|rd|th)\b")
-_QUOTATION = re.compile(r'"([^"]{12,})"')
+_QUOTATION = re.compile(r'"([^"]*)"')  # quote marks pair in order: the text between two pairs is not a quotation
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -149,7 +149,8 @@ def number_vocabulary(text: str) -> set[str]:
 
 def quotations(text: str) -> list[str]:
     """Double-quoted passages of at least a few words."""
-    return [q.strip() for q in _QUOTATION.findall(unicodedata.normalize("NFKC", text).translate(_QUOTES))]
+    found = _QUOTATION.findall(unicodedata.normalize("NFKC", text).translate(_QUOTES))
+    return [q.strip() for q in found if len(q) >= 12]
 
 
 def is_question(text: str) -> bool:
@@ -167,7 +168,7 @@ def capitalized_terms(text: str) -> list[str]:
     raw = _PHRASES.sub("USA", unicodedata.normalize("NFKC", text).translate(_QUOTES))
     out = []
     for match in re.finditer(r"\b[A-Z][\w'-]*", raw):
-        token = match.group(0).lower().strip("'")
+        token = _CONTRACTION.sub("", match.group(0).lower().strip("'"))  # "He's" is "he", "Dylan's" is "dylan"
         if token in STOPWORDS or token in FILLERS or len(token) < 2 or token in NUMBER_WORDS:
             continue
         out.append(token)
