@@ -136,3 +136,17 @@ def test_rewordings_that_keep_the_meaning_pass():
     assert not check_claim("He's been the Patriots most indispensable player after quarterback Tom Brady.", [brady]).flagged
     candy = SourceText("c", "Dylan's Candy Bar is a chain of candy shops currently located in New York City and East Hampton.")
     assert not check_claim("Dylan 's Candy Bar is a chain of candy shops located in New York City and East Hampton.", [candy]).flagged
+
+
+def test_related_forms_dates_and_ordinals_match_but_names_stay_exact():
+    emmy = SourceText("m", "ESPN won an Emmy for the creation of the yellow line representing the first down line in 1998.")
+    assert not check_claim("ESPN won an Emmy for creating the yellow line that represents the first down line.", [emmy]).flagged
+    bowl = SourceText("w", "In the 1960's top bowlers made twice as much as top football stars.")
+    assert not check_claim("In the 1960s top bowlers made twice as much as top football stars.", [bowl]).flagged
+    phone = SourceText("i", "The iPhone 4 was first unveiled on June 7, 2010, at Apple's Worldwide Developers Conference.")
+    assert not check_claim("The iPhone 4 was first unveiled on June 7th 2010.", [phone]).flagged
+    assert check_claim("The iPhone 4 was first unveiled on June 8th 2010.", [phone]).flagged
+    carter = SourceText("c", "Christopher Carl Carter (born October 13, 1956) is an American television producer.")
+    # a related form of a common word is the same word; a name is not ("America" is not "American")
+    assert check_claim("Christopher Carter was born in America.", [carter]).flagged
+    assert not check_claim("Christopher Carter is an American television producer.", [carter]).flagged

@@ -165,10 +165,12 @@ def _normalized(text: str) -> str:
 
 def best_window(
     claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3, local: bool = False,
+    names: frozenset[str] = frozenset(),
 ) -> Evidence | None:
     """Return the 1–3 consecutive sentences of ``doc`` that contain most of the claim's words.
 
     ``local``: only the region around the citation ``near`` (a cheap first look for cited claims).
+    ``names``: claim words that must be found as written (no related forms: "America" is not "American").
     """
     if local and near is not None and near.source_id == doc.source_id:
         sentences = _sentences_near(doc.text, near.start, near.end)
@@ -194,8 +196,23 @@ def best_window(
     if best is None:
         return None
     _, start, end, _ = best
-    coverage = len(claim_words & set(tx.content_words(doc.text[start:end]))) / len(claim_words)
+    window = set(tx.content_words(doc.text[start:end]))
+    found = [w for w in claim_words if w in window or (w not in names and related_form(w, window))]
+    coverage = len(found) / len(claim_words)
     return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))
+
+
+RELATED_PREFIX = 5  # "creat" / "creation", "laborator" / "laboratory": one stem begins the other
+
+
+def related_form(word: str, vocabulary: set[str] | frozenset[str]) -> bool:
+    """True when some word of ``vocabulary`` is a longer or shorter form of ``word`` (derivation the stemmer misses)."""
+    if len(word) < RELATED_PREFIX or word.isdigit():
+        return False
+    return any(
+        len(other) >= RELATED_PREFIX and not other.isdigit() and (other.startswith(word) or word.startswith(other))
+        for other in vocabulary
+    )
 
 
 @dataclass(frozen=True)
@@ -355,6 +372,7 @@ def check_claim(
     """Verify one claim against its cited sources (first) and other documents."""
     speaker, body = _attribution(claim)
     claim_words = frozenset(tx.content_words(body))
+    names = frozenset(tx.content_words(" ".join(tx.capitalized_terms(body))))
     by_id = {d.source_id: d for d in documents}
     cited = list(cited)
     cited_docs = [by_id[c.source_id] for c in cited if c.source_id in by_id]
@@ -365,10 +383,10 @@ def check_claim(
         """Around the citation first; the whole document only when the region does not carry the claim."""
         cited_here = next((c for c in cited if c.source_id == doc.source_id), None)
         if cited_here is not None:
-            found = best_window(claim_words, doc, cited_here, local=True)
+            found = best_window(claim_words, doc, cited_here, local=True, names=names)
             if found is not None and found.coverage >= SUPPORT_THRESHOLD:
                 return found
-        return best_window(claim_words, doc, near)
+        return best_window(claim_words, doc, near, names=names)
 
     candidates = [(doc, look(doc)) for doc in primary]
     candidates = [(d, e) for d, e in candidates if e is not None]
@@ -385,7 +403,7 @@ def check_claim(
             if other.source_id in seen:
                 continue
             seen.add(other.source_id)
-            found = best_window(claim_words, other)
+            found = best_window(claim_words, other, names=names)
             if found and (elsewhere is None or found.coverage > elsewhere[1].coverage):
                 elsewhere = (other, found)
 
@@ -431,7 +449,7 @@ def check_claim(
     if coverage_ok:
         outside = claim_words - set(tx.content_words(evidence.text))
         doc_words = (_document_words(doc.text) | set(tx.content_words(f"{doc.title} {doc.author or ''}"))) if outside else claim_words
-        novel = sorted(claim_words - doc_words)
+        novel = sorted(w for w in claim_words - doc_words if w in names or not related_form(w, doc_words))
         doc_share = 1 - len(novel) / len(claim_words)
         checks.append(Check("novel_words", doc_share >= DOCUMENT_THRESHOLD, ", ".join(novel[:8])))
         if doc_share < DOCUMENT_THRESHOLD:

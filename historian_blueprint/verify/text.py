@@ -6,10 +6,12 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from historian_blueprint.index.bm25 import STOPWORDS, stem
+import snowballstemmer
+
+from historian_blueprint.index.bm25 import STOPWORDS
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+(?:'(?:s|t|re|ve|ll|d|m)\b)?", re.UNICODE)  # "toys'leader" is two words, "he's" one
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w])\d+(?:st|nd|rd|th)\b")
 _QUOTATION = re.compile(r'"([^"]*)"')  # quote marks pair in order: the text between two pairs is not a quotation
 
@@ -32,8 +34,6 @@ SCOPE_WORDS = frozenset(
 # Third-person names for the first-person voice of a document ("I recommend" -> "The President recommended").
 VOICE_ROLES = frozenset("president author speaker narrator interviewee writer informant secretary governor".split())
 FIRST_PERSON = frozenset("i we my our me us".split())
-# Words whose presence in a claim but absence from its evidence widens what the source said.
-HEDGES = frozenset("many some most several often sometimes usually generally largely partly few certain".split())
 
 
 # Conversational words that carry no checkable fact ("well, ...", "yeah ...", "I think ...").
@@ -72,10 +72,14 @@ IRREGULAR = {
 }
 
 
+_DECADE = re.compile(r"\b(\d{2,4}0)'s\b")
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+
+
 def normalize(text: str) -> str:
-    """Unify quotes, dashes and Unicode forms; collapse whitespace; lowercase."""
+    """Unify quotes, dashes and Unicode forms; collapse whitespace; lowercase; "1960's" is "1960s"."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    text = re.sub(r"\s+", " ", text).strip().lower()
+    text = _DECADE.sub(r"\1s", re.sub(r"\s+", " ", text).strip().lower())
     for short, word in _ABBREVIATIONS.items():
         text = text.replace(short, word)
     return _PHRASES.sub(_PHRASE_FORM, re.sub(r"  +", " ", text))
@@ -86,15 +90,16 @@ def words(text: str) -> list[str]:
     return _WORD.findall(normalize(text))
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+
+
 @lru_cache(maxsize=65536)
 def vstem(word: str) -> str:
-    """A light verb and plural stemmer for matching claims to sources (recommended -> recommend)."""
+    """The stem claims and sources are compared by: irregular forms first, then Snowball's English stemmer
+    (recommended -> recommend, motivation and motive -> motiv)."""
     if word in IRREGULAR:
         return IRREGULAR[word]
-    for suffix, keep in (("ingly", 5), ("edly", 5), ("ing", 5), ("ed", 4), ("es", 4), ("ly", 5)):
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep - 1:
-            return word[: -len(suffix)]
-    return stem(word)
+    return _STEMMER.stemWord(word)
 
 
 def _compound_numbers(text: str) -> str:
@@ -112,7 +117,7 @@ def _compound_numbers(text: str) -> str:
 def content_words(text: str) -> list[str]:
     """Stemmed words that carry meaning: no stopwords, number words as digits."""
     out = []
-    for w in words(_compound_numbers(text)):
+    for w in words(_ORDINAL.sub(r"\1", _compound_numbers(text))):  # "June 7th" is June 7
         if w.endswith("n't"):  # negations are compared by the negation check, not as content
             continue
         if "'" in w:
