@@ -150,3 +150,13 @@ def test_related_forms_dates_and_ordinals_match_but_names_stay_exact():
     # a related form of a common word is the same word; a name is not ("America" is not "American")
     assert check_claim("Christopher Carter was born in America.", [carter]).flagged
     assert not check_claim("Christopher Carter is an American television producer.", [carter]).flagged
+
+
+def test_light_verbs_and_frequency_words_neither_support_nor_sink_a_claim():
+    movie = SourceText("r", "movieName : Dunkirk rating : Rotten Tomatoes : 92 % and average : 8.6/10")
+    assert not check_claim("It got a 92% on Rotten Tomatoes.", [movie]).flagged
+    assert check_claim("It got a 93% on Rotten Tomatoes.", [movie]).flagged
+    leagues = SourceText("l", "There are multiple professional football leagues in North America.")
+    assert not check_claim("There are several professional football leagues in North America.", [leagues]).flagged
+    # a verb that carries the fact still has to be in the source
+    assert check_claim("There are several professional football leagues banned in North America.", [leagues]).flagged

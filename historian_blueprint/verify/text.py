@@ -42,6 +42,12 @@ FILLERS = frozenset(
     "believe lol interesting cool wow sure indeed though anyway maybe perhaps probably quite much lot lots "
     "thing things kind sort stuff agree true exactly absolutely".split()
 )
+# Light verbs and adverbs of frequency or degree: paraphrase swaps them freely ("got 79%" for "rating: 79%",
+# "several" for "multiple"), so they are neither evidence for a claim nor a reason to doubt it.
+LIGHT = frozenset(
+    "get come go want need call ever even around actual main usual usually normally sometimes often several "
+    "various multiple".split()
+)
 _ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
 # Multi-word names with a common short form, compared as one token.
 _PHRASES = re.compile(
@@ -125,8 +131,13 @@ def content_words(text: str) -> list[str]:
         if w in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[w]))
         elif w not in STOPWORDS and w not in FILLERS and len(w) > 1:
-            out.append(vstem(w))
+            stem = vstem(w)
+            if stem not in _LIGHT_STEMS:  # "got" is "get", "called" is "call"
+                out.append(stem)
     return out
+
+
+_LIGHT_STEMS = frozenset(vstem(w) for w in LIGHT)
 
 
 def numbers(text: str) -> set[str]:
