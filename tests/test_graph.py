@@ -53,7 +53,7 @@ def test_a_known_source_is_cited_at_its_exact_offsets(app):
         assert "sotu-1893-grover-cleveland" in [c["source_id"] for c in out["citations"]]
         for c in out["citations"]:
             assert store.get_document(c["source_id"]).text[c["start"]:c["end"]] == c["text"]
-        assert out["status"] == "verified"
+        assert out["status"] == "verified" and out["metadata"]["refusal"] is False
 
 
 def test_runs_are_stored_with_trace_and_generation(app):
@@ -72,6 +72,7 @@ def test_unanswerable_question_gets_the_refusal(app):
         out = ask("What is the price of bitcoin on Mars?")
     assert out["answer"].startswith(REFUSAL_PREFIX)
     assert "Searched" in out["answer"] and out["citations"] == [] and out["status"] == "human_review"
+    assert out["metadata"]["refusal"] is True
     Output.model_validate(out)
 
 

@@ -19,6 +19,19 @@ def five_sentence_drafts(data: Path, n: int) -> list[str]:
     return drafts
 
 
+def _valid(result: dict[str, Any]) -> bool:
+    """The run's output validates against the output schema."""
+    from pydantic import ValidationError
+
+    from historian_blueprint.graph.state import Output
+
+    try:
+        Output.model_validate(result)
+        return True
+    except ValidationError:
+        return False
+
+
 def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     from historian_blueprint.graph.run import ask
     from historian_blueprint.verify.service import check_draft
@@ -26,24 +39,36 @@ def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
     ensure_index(app)
-    questions = [q["question"] for q in read_jsonl(data / "eval" / "historian_qa_dev.jsonl")][:n]
+    items = list(read_jsonl(data / "eval" / "historian_qa_dev.jsonl"))[:n]
+    questions = [q["question"] for q in items]
     drafts = five_sentence_drafts(data, n)
     out: dict[str, Any] = {}
+    qa = {"answerable": 0, "answered": 0, "cited_gold_source": 0, "unanswerable": 0, "refused": 0, "schema_valid": 0}
     with app.app_context():
         ask(questions[0])  # warm: model, index, caches
         check_draft(drafts[0])
         ask_ms, statuses = [], {}
-        for q in questions:
+        for item in items:
             t0 = time.perf_counter()
-            result = ask(q)
+            result = ask(item["question"])
             ask_ms.append((time.perf_counter() - t0) * 1000)
             statuses[result["status"]] = statuses.get(result["status"], 0) + 1
+            qa["schema_valid"] += _valid(result)
+            if item.get("gold"):
+                qa["answerable"] += 1
+                qa["answered"] += not result["metadata"]["refusal"]
+                gold = {g["source_id"] for g in item["gold"]}
+                qa["cited_gold_source"] += any(c["source_id"] in gold for c in result["citations"])
+            else:
+                qa["unanswerable"] += 1
+                qa["refused"] += bool(result["metadata"]["refusal"])
         verify_ms = []
         for d in drafts:
             t0 = time.perf_counter()
             check_draft(d)
             verify_ms.append((time.perf_counter() - t0) * 1000)
     out["ask"] = {"n": len(ask_ms), "p50_ms": round(percentile(ask_ms, 50), 1), "p95_ms": round(percentile(ask_ms, 95), 1), "statuses": statuses}
+    out["historian_qa"] = qa
     out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1), "p95_ms": round(percentile(verify_ms, 95), 1)}
     out["targets"] = {"ask_p95_ms": 2000, "verify_p95_ms": 1000}
     return out

@@ -120,7 +120,7 @@ def stream(
             final = chunk
     state = final or {}
     output = dict(state.get("output") or {})
-    output.pop("refusal", None)
+    refused = bool(output.pop("refusal", False))
     engine = context.llm
     if engine is not None:
         models = {"embedding": service.embedder().name, **engine.models()}
@@ -138,6 +138,7 @@ def stream(
         "latency_ms": {"total": round((time.perf_counter() - t0) * 1000, 2), **{e["node"]: e["ms"] for e in trace}},
         "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]} for h in state.get("hits", [])],
         "revisions": state.get("revisions", 0),
+        "refusal": refused,  # the evidence was too weak to answer: the answer names what was searched
         "index_generation": service.holder().loaded_generation,
         "route": state.get("route"),
         "sub_queries": state.get("sub_queries", []),
