@@ -56,6 +56,23 @@ def hallucinating_composer(messages: list[BaseMessage]) -> str:
     return json.dumps({"answer": "Taxes were abolished [E1].", "findings": findings})
 
 
+def embellishing_composer(messages: list[BaseMessage]) -> str:
+    """Honest findings, but prose that says more: one cited sentence its passage does not carry."""
+    reply = json.loads(honest_composer(messages))
+    reply["answer"] += " Congress repealed every one of these measures in 1901 [E1]."
+    return json.dumps(reply)
+
+
+def rambling_composer(messages: list[BaseMessage]) -> str:
+    """Honest findings buried in prose that no source carries."""
+    reply = json.loads(honest_composer(messages))
+    reply["answer"] = (reply["answer"] + " Congress repealed every one of these measures in 1901 [E1]."
+                       " The Senate voted unanimously to abolish the income tax [E2]."
+                       " Farmers in Kansas burned their crops in protest [E3]."
+                       " Historians now agree that the whole crisis was easily avoidable.")
+    return json.dumps(reply)
+
+
 def inventing_composer(messages: list[BaseMessage]) -> str:
     reply = json.loads(honest_composer(messages))
     reply["findings"].append({"claim": "A fourth finding from nowhere.", "evidence_id": "E99", "quote": "nothing"})

@@ -155,3 +155,37 @@ def test_a_failed_composer_falls_back_to_the_extractive_answer_unverified(app):
     assert out["status"] == "human_review"
     assert len(out["citations"]) >= 3 and all("“" in b for b in out["bullets"])  # the extractive, quoted findings
     assert any(f.startswith("composer: timed out") for f in out["verification"]["model_failures"])
+
+
+def test_the_prose_is_checked_sentence_by_sentence_not_only_the_findings(app):
+    """A model's prose may not say what no source says: each sentence is a claim of its own."""
+    models = fx.scripted_roles(composer=[fx.rambling_composer], refiner=[fx.rambling_composer])
+    out = run(app, models)
+    assert out["status"] == "human_review" and out["confidence"] < 0.4
+    prose = [c for c in out["claims"] if c["part"] == "narrative"]
+    assert len(prose) == 4 and all(c["verdict"] != "supported" for c in prose), prose
+    assert "1901" in prose[0]["text"] and prose[0]["cited_source_ids"]  # checked against what [E1] cites
+    assert prose[-1]["cited_source_ids"]  # an uncited sentence is checked against every cited source
+    assert all(c["verdict"] == "supported" for c in out["claims"] if c["part"] == "finding")
+
+
+def test_one_unsupported_sentence_is_revised_away(app):
+    models = fx.scripted_roles(composer=[fx.embellishing_composer], refiner=[fx.honest_composer])
+    out = run(app, models)
+    assert out["metadata"]["revisions"] >= 1 and "1901" not in out["answer"]
+    assert out["status"] == "verified" and all(c["part"] == "finding" for c in out["claims"])
+    refiner_prompt = models["refiner"].calls[0][-1].content
+    assert "Sentence of your answer" in refiner_prompt and "FLAGGED" in refiner_prompt
+
+
+def test_offline_revision_replaces_failed_prose_with_the_findings_that_remain():
+    from historian_blueprint.graph import offline
+    from historian_blueprint.graph.state import Answer, Citation
+
+    cites = [Citation(id=n, source_id="d", title="t", author=None, year=None, locator="para 1", text=f"fact {n}",
+                      start=0, end=6) for n in (1, 2, 3)]
+    draft = Answer(answer="Fact one [1]. Something unsupported.", bullets=[f"fact {n} [{n}]" for n in (1, 2, 3)],
+                   citations=cites, claims=["fact 1", "fact 2", "fact 3"])
+    revised = offline.revise(draft, {4})
+    assert "unsupported" not in revised.answer and revised.answer.startswith("After verification, 3 findings remain")
+    assert offline.revise(draft, set()) is draft

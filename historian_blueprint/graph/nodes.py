@@ -15,7 +15,8 @@ from langgraph.config import get_stream_writer
 
 from historian_blueprint.graph import offline
 from historian_blueprint.graph.state import Answer, State
-from historian_blueprint.index.chunking import Layout
+from historian_blueprint.index.chunking import Layout, sentence_spans
+from historian_blueprint.verify import text as tx
 from historian_blueprint.verify.draft import verify_claims
 from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText
 from historian_blueprint.verify.reports import Caps, challenge as make_challenge, counter_argue as make_counter
@@ -184,6 +185,32 @@ def answer_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
     return out
 
 
+_MARKER = re.compile(r"\s*\[(\d+)\]")
+
+
+def narrative_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
+    """The model's prose, sentence by sentence, each checked against the citations its ``[n]`` markers name.
+
+    A sentence without a marker is checked against every source the answer cites (it may not rest on the
+    model's memory). Sentences that repeat a finding, questions and sentences of fewer than three words
+    are left out. Only LLM drafts have prose of their own: the offline narrative is built from the findings.
+    """
+    if not draft.claims or not draft.answer:
+        return []
+    by_id = {cit.id: cit for cit in draft.citations}
+    findings = {tx.normalize(c).strip(" .") for c in draft.claims}
+    every = [Cited(cit.source_id, cit.start, cit.end) for cit in draft.citations]
+    out = []
+    for start, end in sentence_spans(draft.answer):
+        sentence = draft.answer[start:end]
+        claim = _MARKER.sub("", sentence).strip()
+        if len(claim.split()) < 3 or tx.is_question(claim) or tx.normalize(claim).strip(" .") in findings:
+            continue
+        named = [by_id[int(n)] for n in _MARKER.findall(sentence) if int(n) in by_id]
+        out.append((claim, [Cited(c.source_id, c.start, c.end) for c in named] or every))
+    return out
+
+
 @node(lambda u: "; ".join(u["validation_errors"]) or f"valid; {len(u.get('claims', []))} claims checked")
 def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
@@ -215,11 +242,12 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
 def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any]:
     """The deterministic floor: verify every claim of the answer against its cited span."""
     c = ctx(config)
+    findings = answer_claims(draft)
     verification = verify_claims(
-        answer_claims(draft), get_document=c.get_document, search=c.search, caps=c.caps, passages=state.get("hits", []),
-        checker=c.checker,
+        findings + narrative_claims(draft), get_document=c.get_document, search=c.search, caps=c.caps,
+        passages=state.get("hits", []), checker=c.checker,
     )
-    claims = verification.claims
+    claims = [cl if cl.id <= len(findings) else cl.model_copy(update={"part": "narrative"}) for cl in verification.claims]
     if draft.failed_citations:  # a quote that could not be anchored is a failed citation, never dropped
         failed = set(draft.failed_citations)
         claims = [
@@ -333,7 +361,8 @@ def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
 
         text, ids, _ = evidence_block(state["hits"], state.get("history", []), state["question"], c.context_tokens)
         findings = "\n".join(
-            f"Finding {cl.id}: {cl.text} [{'FLAGGED: ' + cl.reason if cl.id in flagged else 'supported'}]"
+            f"{'Finding' if cl.part == 'finding' else 'Sentence of your answer'} {cl.id}: {cl.text} "
+            f"[{'FLAGGED: ' + cl.reason if cl.id in flagged else 'supported'}]"
             for cl in state["claims"]
         )
         try:

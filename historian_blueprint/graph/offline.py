@@ -225,9 +225,14 @@ def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: 
 
 
 def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
-    """Drop the findings whose claims failed; renumber the rest. Fewer than three left: qualify instead."""
+    """Drop the findings whose claims failed; renumber the rest. Fewer than three left: qualify instead.
+
+    Ids beyond the citations are sentences of the answer's prose (LLM drafts): when one failed, the prose
+    is replaced by the findings that remain.
+    """
     keep = [c for c in draft.citations if c.id not in flagged_citations]
-    if len(keep) == len(draft.citations):
+    prose_failed = any(i > len(draft.citations) for i in flagged_citations)
+    if len(keep) == len(draft.citations) and not prose_failed:
         return draft
     bullets_by_id = {c.id: b for c, b in zip(draft.citations, draft.bullets)}
     claims_by_id = {c.id: t for c, t in zip(draft.citations, draft.claims)}

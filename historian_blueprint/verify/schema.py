@@ -37,6 +37,7 @@ class ClaimVerdict(BaseModel):
     evidence: EvidenceSpan | None
     cited_source_ids: list[str] = []
     checks: list[CheckOut] = []
+    part: Literal["finding", "narrative"] = "finding"  # narrative: a sentence of the answer's prose
 
 
 def claim_confidence(result: ClaimResult) -> float:
