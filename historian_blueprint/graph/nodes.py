@@ -192,19 +192,23 @@ def narrative_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
     """The model's prose, sentence by sentence, each checked against the citations its ``[n]`` markers name.
 
     A sentence without a marker is checked against every source the answer cites (it may not rest on the
-    model's memory). Sentences that repeat a finding, questions and sentences of fewer than three words
-    are left out. Only LLM drafts have prose of their own: the offline narrative is built from the findings.
+    model's memory). Findings repeated in the prose (however the prose's sentences split them), questions
+    and sentences of fewer than three words are left out. Only LLM drafts have prose of their own: the offline narrative is built from the findings.
     """
     if not draft.claims or not draft.answer:
         return []
     by_id = {cit.id: cit for cit in draft.citations}
-    findings = {tx.normalize(c).strip(" .") for c in draft.claims}
     every = [Cited(cit.source_id, cit.start, cit.end) for cit in draft.citations]
+    prose = draft.answer
+    for finding in draft.claims:  # a finding repeated in the prose is checked once, as the finding
+        words = finding.strip().rstrip(".").split()
+        if words:
+            prose = re.sub(r"\s+".join(re.escape(w) for w in words) + r"\.?", " ", prose)
     out = []
-    for start, end in sentence_spans(draft.answer):
-        sentence = draft.answer[start:end]
+    for start, end in sentence_spans(prose):
+        sentence = prose[start:end]
         claim = _MARKER.sub("", sentence).strip()
-        if len(claim.split()) < 3 or tx.is_question(claim) or tx.normalize(claim).strip(" .") in findings:
+        if len(claim.split()) < 3 or tx.is_question(claim) or not tx.content_words(claim):
             continue
         named = [by_id[int(n)] for n in _MARKER.findall(sentence) if int(n) in by_id]
         out.append((claim, [Cited(c.source_id, c.start, c.end) for c in named] or every))
