@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,54 @@ from historian_blueprint.index.chunking import chunk_document
 from historian_blueprint.store import Document, Store
 
 Progress = Callable[[str, int, int], None]
+CHECKPOINT_DIR = "checkpoint"
+
+
+class EmbeddingCheckpoint:
+    """Vectors a build has paid for, kept on disk until its generation is written.
+
+    A build that dies mid-embedding (killed, out of memory, power cut) leaves them, and the next build
+    encodes only the rest. Vectors are keyed by the model and the exact text embedded, so a changed
+    document, header or model never reuses a stale one. Each block is written to a temporary file and
+    renamed, so a part on disk is always whole.
+    """
+
+    def __init__(self, index_dir: Path, model_name: str, dimension: int) -> None:
+        self.root = index_dir / CHECKPOINT_DIR
+        self.dir = self.root / hashlib.sha256(model_name.encode()).hexdigest()[:16]
+        self.dimension = dimension
+
+    @staticmethod
+    def key(text: str) -> bytes:
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+    def load(self) -> dict[bytes, np.ndarray]:
+        found: dict[bytes, np.ndarray] = {}
+        if not self.dir.exists():
+            return found
+        for part in sorted(self.dir.glob("part-*.npz")):
+            try:
+                with np.load(part) as data:
+                    keys, vectors = data["keys"], data["vectors"]
+            except Exception:  # a part that cannot be read is only lost work
+                continue
+            if vectors.ndim != 2 or vectors.shape[1] != self.dimension or keys.shape != (len(vectors), 32):
+                continue
+            found.update(zip((k.tobytes() for k in keys), vectors))
+        return found
+
+    def save(self, keys: list[bytes], vectors: np.ndarray) -> None:
+        if not keys:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        name = f"part-{time.time_ns():020d}-{os.getpid()}"
+        tmp = self.dir / f"{name}.tmp.npz"
+        digests = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)  # not "S32": it drops trailing NULs
+        np.savez(tmp, keys=digests, vectors=np.asarray(vectors, np.float32))
+        os.replace(tmp, self.dir / f"{name}.npz")
+
+    def clear(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -159,6 +208,7 @@ def reindex(
         "unchanged": len(keep), "deleted": len(deleted), "failed": len(errors),
     }
     if not full and not embed and not deleted and old_manifest is not None:
+        EmbeddingCheckpoint(index_dir, embedder.name, embedder.dimension).clear()  # nothing left to resume
         counts["chunks"] = old_manifest["counts"]["chunks"]
         return ReindexResult(current["generation"], noop=True, counts=counts, errors=errors,
                              timings={"scan_s": t_scan - t0, "total_s": time.perf_counter() - t0})
@@ -199,10 +249,26 @@ def reindex(
 
     texts_of = {source_id: embedded_texts(source_id, rows) for source_id, rows in pending}
     vectors_of = {source_id: np.zeros((len(rows), embedder.dimension), np.float32) for source_id, rows in pending}
+    # what an interrupted build already embedded is taken from its checkpoint, not encoded again
+    checkpoint = EmbeddingCheckpoint(index_dir, embedder.name, embedder.dimension)
+    saved = checkpoint.load()
+    resumed = 0
+    if saved:
+        remaining = []
+        for k in order:
+            sid, i, _ = flat[k]
+            vector = saved.get(checkpoint.key(texts_of[sid][i]))
+            if vector is None:
+                remaining.append(k)
+            else:
+                vectors_of[sid][i] = vector
+                resumed += 1
+        order = remaining
+        del saved
     broken: dict[str, str] = {}
     to_embed, embedded, encode_s = len(flat), 0, 0.0
     step = max(settings.batch_size * 16, 16)
-    progress("embed", 0, to_embed)
+    progress("embed", resumed, to_embed)
     for first in range(0, len(order), step):
         block = [flat[k] for k in order[first:first + step]]
         texts = [texts_of[sid][i] for sid, i, _ in block]
@@ -221,8 +287,13 @@ def reindex(
         encode_s += time.perf_counter() - e0
         for j, (sid, i, _) in enumerate(block):
             vectors_of[sid][i] = vectors[j]
+        good = [j for j, (sid, _, _) in enumerate(block) if sid not in broken]
+        try:
+            checkpoint.save([checkpoint.key(texts[j]) for j in good], vectors[good])
+        except OSError:  # a full disk costs resumability, not the build
+            pass
         embedded += len(block)
-        progress("embed", embedded, to_embed)
+        progress("embed", resumed + embedded, to_embed)
     for source_id, rows in pending:
         if source_id in broken:
             errors.append({"source_id": source_id, "error": broken[source_id]})
@@ -253,6 +324,7 @@ def reindex(
     building = final_dir.with_name(f"{final_dir.name}.building-{os.getpid()}")
     counts["chunks"] = len(rows_all)
     counts["embedded_chunks"] = embedded
+    counts["resumed_chunks"] = resumed
     counts["failed"] = len(errors)
     manifest = {
         "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
@@ -270,6 +342,7 @@ def reindex(
         upsert=True,
     )
     gen.prune(index_dir, keep={number, current["generation"]} if current else {number})
+    checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
     t_end = time.perf_counter()
     timings = {
