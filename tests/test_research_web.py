@@ -148,3 +148,32 @@ def test_other_users_runs_are_not_visible(home, client):
         get_store().runs.update_one({"_id": run_id}, {"$set": {"user_id": "someone-else"}})
     assert client.get(f"/historian/runs/{run_id}").status_code == 404
     assert client.get(f"/historian/api/runs/{run_id}").status_code == 404
+
+
+def test_history_is_paged_fifty_at_a_time(tmp_path):
+    from historian_blueprint.web.research import _user
+
+    app = make_plain_app(tmp_path, corpus_docs()[:2], WTF_CSRF_ENABLED=False)
+    client = app.test_client()
+    assert client.get("/historian/api/runs").json["total"] == 0
+    with app.test_request_context():
+        owner = _user()
+    with app.app_context():
+        for n in range(55):
+            get_store().runs.insert_one({
+                "_id": f"run-{n:02d}", "kind": "ask", "user_id": owner, "question": f"Question {n:02d}",
+                "created_at": 1_700_000_000 + n, "thread_id": f"run-{n:02d}",
+                "output": {"status": "verified", "confidence": 0.9},
+            })
+        get_store().runs.insert_one({"_id": "theirs", "kind": "ask", "user_id": "someone-else", "question": "Theirs",
+                                     "created_at": 1_800_000_000, "output": {"status": "verified", "confidence": 0.9}})
+    first = client.get("/historian/runs").get_data(as_text=True)
+    assert first.count('data-testid="run-row"') == 50 and "page 1 of 2 (55 questions)" in first
+    assert "Question 54" in first and "Question 04" not in first and "Theirs" not in first  # newest first, own only
+    assert 'rel="next"' in first and 'rel="prev"' not in first
+    second = client.get("/historian/runs?page=2").get_data(as_text=True)
+    assert second.count('data-testid="run-row"') == 5 and "Question 00" in second and 'rel="prev"' in second
+    api = client.get("/historian/api/runs?page=2").json
+    assert api["total"] == 55 and api["page"] == 2 and [r["run_id"] for r in api["runs"]][-1] == "run-00"
+    assert client.get("/historian/runs?page=zero").status_code == 400
+    assert client.get("/historian/api/runs?page=-1").json["error"]["code"] == "bad_request"

@@ -47,6 +47,18 @@ def load_run(run_id: str) -> dict[str, Any]:
     return run
 
 
+RUNS_PER_PAGE = 50
+
+
+def _page_number(raw: str | None) -> int:
+    """``?page=N`` (1-based); anything else is a clear 400."""
+    if raw is None or raw == "":
+        return 1
+    if not raw.isdigit() or int(raw) < 1 or int(raw) > 100_000:
+        raise Problem(400, "bad_request", "page must be a whole number from 1")
+    return int(raw)
+
+
 def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | None]:
     question = str(data.get("question") or "").strip()
     if not question:
@@ -192,9 +204,14 @@ def register(bp: Blueprint) -> None:
         find: dict[str, Any] = {"kind": "ask", "user_id": _user()}
         if query:
             find["question"] = {"$regex": re.escape(query), "$options": "i"}
+        page = _page_number(request.args.get("page"))
+        total = get_store().runs.count_documents(find)
         runs = list(get_store().runs.find(find, {"question": 1, "created_at": 1, "output.status": 1,
-                                                 "output.confidence": 1, "thread_id": 1}).sort("created_at", -1).limit(200))
-        return render_template("historian/runs.html", runs=runs, query=query, csrf_token=csrf_token())
+                                                 "output.confidence": 1, "thread_id": 1})
+                    .sort("created_at", -1).skip((page - 1) * RUNS_PER_PAGE).limit(RUNS_PER_PAGE))
+        pages = max(1, -(-total // RUNS_PER_PAGE))
+        return render_template("historian/runs.html", runs=runs, query=query, page=page, pages=pages, total=total,
+                               csrf_token=csrf_token())
 
     @bp.get("/runs/<run_id>")
     @login_required
@@ -308,9 +325,14 @@ def register(bp: Blueprint) -> None:
     @bp.get("/api/runs")
     @login_required
     def api_runs():
-        runs = get_store().runs.find({"kind": "ask", "user_id": _user()}, {"question": 1, "created_at": 1, "output.status": 1}).sort("created_at", -1).limit(100)
+        page = _page_number(request.args.get("page"))
+        find = {"kind": "ask", "user_id": _user()}
+        total = get_store().runs.count_documents(find)
+        runs = (get_store().runs.find(find, {"question": 1, "created_at": 1, "output.status": 1})
+                .sort("created_at", -1).skip((page - 1) * RUNS_PER_PAGE).limit(RUNS_PER_PAGE))
         return jsonify(runs=[{"run_id": r["_id"], "question": r["question"], "created_at": r["created_at"],
-                              "status": r.get("output", {}).get("status")} for r in runs])
+                              "status": r.get("output", {}).get("status")} for r in runs],
+                       page=page, per_page=RUNS_PER_PAGE, total=total)
 
     @bp.errorhandler(400)
     def bad_request(exc: Any):
