@@ -145,3 +145,23 @@ def test_verify_and_ask_commands(app):
     assert missing.exit_code == 1 and "no document with id no-such-doc" in missing.output
     asked = runner.invoke(args=["historian", "ask", "List three causes of the depression", "--output", "markdown", "--quiet"])
     assert asked.exit_code == 0 and "## Findings" in asked.output and "[1]" in asked.output
+
+
+def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
+    from historian_blueprint.graph import offline
+
+    def hit(source_id, author, text):
+        return {"source_id": source_id, "title": f"Annual Message by {author}", "author": author, "year": 1931,
+                "text": text, "start": 0, "end": len(text), "locator": "para 1", "score": 0.8}
+
+    hits = [
+        hit("cleveland", "Grover Cleveland", "The banks of the country suffered heavy losses in the panic of that year."),
+        hit("hoover", "Herbert Hoover", "The banks of the country suffered heavy losses in the depression of that year."),
+    ]
+    question = "What did he say about the banks?"
+    history = [{"question": "What did Herbert Hoover say about the depression?", "answer": "..."}]
+    assert offline.thread_words(question, history) == {"herbert", "hoover", "depress"}
+    assert offline.extract(question, hits)[0].source_id == "cleveland"  # alone, the better-ranked hit wins
+    context = offline.thread_words(question, history)
+    assert offline.extract(question, hits, context=context)[0].source_id == "hoover"
+    assert offline.question_words("Describe and summarize the causes of the panic") == {"caus", "panic"}

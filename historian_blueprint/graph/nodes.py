@@ -136,7 +136,8 @@ def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 def _facts(state: State, c: Context) -> list[Any]:
     """Evidence sentences of the retrieved passages, each with its locator in its document."""
-    facts = offline.extract(state["question"], state.get("hits", []))
+    context = offline.thread_words(state["question"], state.get("history"))
+    facts = offline.extract(state["question"], state.get("hits", []), context=context)
     layouts: dict[str, Layout | None] = {}
     refined = []
     for fact in facts:

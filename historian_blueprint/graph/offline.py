@@ -24,10 +24,23 @@ INSTRUCTION_WORDS = frozenset(
 _WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
 
 
+_INSTRUCTION_STEMS = frozenset(tx.vstem(w) for w in INSTRUCTION_WORDS) | INSTRUCTION_WORDS  # content words are stems
+
+
 def question_words(question: str) -> set[str]:
     """The question's content words, without instruction words and the requested count."""
     count = requested_count(question)
-    return {w for w in tx.content_words(question) if w not in INSTRUCTION_WORDS and w != str(count)}
+    return {w for w in tx.content_words(question) if w not in _INSTRUCTION_STEMS and w != str(count)}
+
+
+def thread_words(question: str, history: list[dict[str, Any]] | None, turns: int = 2) -> set[str]:
+    """What the last turns of a thread were about and the follow-up does not repeat ("what did he say about
+    the banks?" after a question on Hoover carries "herbert", "hoover", "depression")."""
+    own = question_words(question)
+    carried: set[str] = set()
+    for turn in (history or [])[-turns:]:
+        carried |= question_words(str(turn.get("question", "")))
+    return carried - own
 
 
 _FOCUS = re.compile(
@@ -123,9 +136,16 @@ def requested_count(question: str) -> int | None:
     return number if number and 1 <= number <= 8 else None
 
 
-def extract(question: str, hits: list[dict[str, Any]], limit: int = 24) -> list[Fact]:
-    """Split the retrieved chunks into sentences with exact offsets; score each against the question."""
+THREAD_WEIGHT = 0.2  # how much a follow-up's evidence is pulled toward what the thread is about
+
+
+def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context: set[str] | None = None) -> list[Fact]:
+    """Split the retrieved chunks into sentences with exact offsets; score each against the question.
+
+    ``context``: a follow-up's thread words (thread_words()); sentences of documents about them rank higher.
+    """
     q_words = question_words(question)
+    context = context or set()
     facts: dict[tuple[str, int], Fact] = {}
     for rank, hit in enumerate(hits):
         # the document's title, author and year answer "who" and "when" parts of a question
@@ -141,7 +161,8 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24) -> list[
             if overlap < MIN_CONTEXT_OVERLAP:
                 continue
             quality = text_quality(sentence)
-            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) - 0.01 * rank) * quality
+            thread = len(context & (words | metadata)) / len(context) if context else 0.0
+            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) + THREAD_WEIGHT * thread - 0.01 * rank) * quality
             start = hit["start"] + s
             key = (hit["source_id"], start)
             if key not in facts or facts[key].score < score:
