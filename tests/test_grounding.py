@@ -105,7 +105,7 @@ def test_a_bare_yes_or_no_answer_is_read_with_its_question():
     question = "Are both The New Pornographers and Kings of Leon American rock bands?"
     assert verify_answer(question, "yes", [BANDS]).flagged
     no = verify_answer(question, "No.", [BANDS])
-    assert no.verdict == "supported" and no.claim == "No." and "do not support" in no.reason
+    assert no.verdict == "supported" and no.claim == "No." and "do not say" in no.reason
     asked = "Are Kings of Leon and Rise Against both American rock bands?"
     assert not verify_answer(asked, "yes", [BANDS]).flagged
     assert verify_answer(asked, "no", [BANDS]).verdict == "contradicted"
@@ -160,3 +160,39 @@ def test_light_verbs_and_frequency_words_neither_support_nor_sink_a_claim():
     assert not check_claim("There are several professional football leagues in North America.", [leagues]).flagged
     # a verb that carries the fact still has to be in the source
     assert check_claim("There are several professional football leagues banned in North America.", [leagues]).flagged
+
+
+def test_a_bare_no_needs_sources_that_describe_what_was_asked():
+    """Found in review: "no" was supported with no documents, or with documents about something else."""
+    from historian_blueprint.verify.grounding import verify_answer
+
+    question = "Was Napoleon born in 1769?"
+    assert verify_answer(question, "No", []).verdict == "unsupported"
+    assert verify_answer(question, "No", [BANDS]).verdict == "unsupported"
+    corsica = SourceText("n", "Napoleon Bonaparte was born in Ajaccio, Corsica, in 1769.")
+    assert verify_answer(question, "No", [corsica]).verdict == "contradicted"
+    assert verify_answer(question, "Yes", [corsica]).verdict == "supported"
+    assert verify_answer("Was Napoleon born in 1770?", "No", [corsica]).verdict == "supported"
+
+
+def test_review_cases_stay_flagged():
+    """Each of these was called supported by an earlier version of the floor."""
+    trial = SourceText("t", "The court found that Smith was not guilty of fraud and that Jones was guilty of theft.")
+    moved = check_claim("The court found that Smith was guilty of fraud and that Jones was not guilty of theft.", [trial])
+    assert moved.verdict == "contradicted"  # a "not" that moved to the other clause
+    town = SourceText("w", "In 1916 the town recorded heavy infant losses. The police and the university met.")
+    assert check_claim("In 1916 the town recorded heavy infantry losses.", [town]).flagged
+    assert check_claim("The policy and the university met.", [town]).flagged
+    assert check_claim("The police and the universe met.", [town]).flagged
+    tax = SourceText("x", "Taxation was a minor cause of the unrest. Churchill warned against war. The king had plenty of money.")
+    assert check_claim("Taxation was the main cause of the unrest.", [tax]).flagged
+    assert check_claim("Churchill called for war.", [tax]).flagged
+    assert check_claim("The king needed money.", [tax]).flagged
+    guns = SourceText("g", 'The captain wrote that the guns were not often fired in anger before 1916.')
+    assert check_claim('Its 12" guns "were fired in anger before 1916," the captain wrote.', [guns]).verdict == "misquote"
+    bands = SourceText("s", "Nirvana was formed in Aberdeen, Washington. Pearl Jam formed in Seattle in 1990.")
+    assert check_claim("Both Nirvana and Pearl Jam formed in Seattle.", [bands]).flagged
+    assert check_claim("Nirvana and Pearl Jam both formed in Seattle.", [bands]).flagged
+    assert not check_claim("Pearl Jam formed in Seattle in 1990.", [bands]).flagged
+    presidents = SourceText("p", "Grant, born in 1822, became president in 1869. Lincoln became president in 1861.")
+    assert check_claim("Lincoln became president before Grant.", [presidents]).verdict != "contradicted"

@@ -181,11 +181,20 @@ def test_one_unsupported_sentence_is_revised_away(app):
 def test_offline_revision_replaces_failed_prose_with_the_findings_that_remain():
     from historian_blueprint.graph import offline
     from historian_blueprint.graph.state import Answer, Citation
+    from historian_blueprint.verify.grounding import Cited
 
     cites = [Citation(id=n, source_id="d", title="t", author=None, year=None, locator="para 1", text=f"fact {n}",
                       start=0, end=6) for n in (1, 2, 3)]
-    draft = Answer(answer="Fact one [1]. Something unsupported.", bullets=[f"fact {n} [{n}]" for n in (1, 2, 3)],
+    draft = Answer(answer="The first fact is here [1]. Something unsupported was said.", bullets=[f"fact {n} [{n}]" for n in (1, 2, 3)],
                    citations=cites, claims=["fact 1", "fact 2", "fact 3"])
     revised = offline.revise(draft, {4})
     assert "unsupported" not in revised.answer and revised.answer.startswith("After verification, 3 findings remain")
     assert offline.revise(draft, set()) is draft
+    from historian_blueprint.graph.nodes import narrative_claims
+
+    assert [c for c, _ in narrative_claims(draft)] == ["The first fact is here.", "Something unsupported was said."]
+    assert narrative_claims(draft)[0][1] == [Cited("d", 0, 6)]  # the span [1] names; unmarked: every citation
+    assert len(narrative_claims(draft)[1][1]) == 3
+    assert narrative_claims(revised) == []  # Historian's own summary is not checked as model prose
+    nothing = offline.revise(draft, {1, 2, 3, 4})
+    assert nothing.answer == "None of the findings could be verified." and nothing.summary

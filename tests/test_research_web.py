@@ -68,6 +68,12 @@ def test_citation_opens_the_source_with_the_span_highlighted(client):
     import html
 
     assert html.unescape(marked) == cite["text"]
+    # whichever citation is clicked, its own span is the one brought into view
+    for n, c in enumerate(run["output"]["citations"], start=1):
+        link = re.search(rf'data-testid="cite-{n}" href="([^"]+)"', page).group(1).replace("&amp;", "&")
+        source = client.get(link).get_data(as_text=True)
+        focused = re.search(r'<mark class="h-mark" id="h-mark-first"[^>]*>(.*?)</mark>', source, re.S).group(1)
+        assert c["text"] in html.unescape(focused), n
 
 
 def test_script_in_documents_and_questions_renders_as_text(client):

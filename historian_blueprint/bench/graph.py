@@ -56,7 +56,7 @@ def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
             qa["schema_valid"] += _valid(result)
             if item.get("gold"):
                 qa["answerable"] += 1
-                qa["answered"] += not result["metadata"]["refusal"]
+                qa["answered"] += bool(result["citations"]) and not result["metadata"]["refusal"]  # not an error either
                 gold = {g["source_id"] for g in item["gold"]}
                 qa["cited_gold_source"] += any(c["source_id"] in gold for c in result["citations"])
             else:

@@ -196,7 +196,7 @@ def narrative_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
     model's memory). Findings repeated in the prose (however the prose's sentences split them), questions
     and sentences of fewer than three words are left out. Only LLM drafts have prose of their own: the offline narrative is built from the findings.
     """
-    if not draft.claims or not draft.answer:
+    if not draft.claims or not draft.answer or draft.summary:
         return []
     by_id = {cit.id: cit for cit in draft.citations}
     every = [Cited(cit.source_id, cit.start, cit.end) for cit in draft.citations]

@@ -264,9 +264,11 @@ def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
         if c.id in claims_by_id:
             claims.append(claims_by_id[c.id])
     if not citations:
+        if prose_failed:  # nothing of the model's prose stands either
+            return draft.model_copy(update={"answer": "None of the findings could be verified.", "summary": True})
         note = " (None of these passages could be verified.)"
         return draft if draft.answer.endswith(note) else draft.model_copy(update={"answer": draft.answer + note})
     answer = f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain: " + " ".join(
         b for b in bullets[:3]
     )
-    return Answer(answer=answer, bullets=bullets, citations=citations, claims=claims, notes=draft.notes)
+    return Answer(answer=answer, bullets=bullets, citations=citations, claims=claims, notes=draft.notes, summary=True)

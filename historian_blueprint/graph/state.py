@@ -50,6 +50,7 @@ class Answer(BaseModel):
     claims: list[str] = []            # per bullet, the claim to verify (LLM findings); empty: the quoted text
     failed_citations: list[int] = []  # citation ids whose quote could not be anchored in the source
     notes: list[str] = []             # what the composer's output needed (rejected ids, fuzzy anchors)
+    summary: bool = False             # the answer text is Historian's own summary of the findings, not prose to check
 
 
 class Output(BaseModel):

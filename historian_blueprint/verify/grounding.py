@@ -202,17 +202,21 @@ def best_window(
     return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))
 
 
-RELATED_PREFIX = 5  # "creat" / "creation", "laborator" / "laboratory": one stem begins the other
+RELATED_MIN = 5  # the shorter form has at least this many letters
+# Derivational endings that keep the meaning of a stem: creat / creation, found / founder, locat / location.
+# Not -ity, -ry, -y, -ization: author / authority, infant / infantry, police / policy differ in meaning.
+RELATED_SUFFIXES = ("ion", "ions", "ation", "ations", "er", "ers", "or", "ors", "ment", "ments", "ive", "e", "s")
 
 
 def related_form(word: str, vocabulary: set[str] | frozenset[str]) -> bool:
-    """True when some word of ``vocabulary`` is a longer or shorter form of ``word`` (derivation the stemmer misses)."""
-    if len(word) < RELATED_PREFIX or word.isdigit():
+    """True when ``vocabulary`` has ``word`` with a derivational ending added or removed (creat / creation)."""
+    if len(word) < RELATED_MIN or word.isdigit():
         return False
-    return any(
-        len(other) >= RELATED_PREFIX and not other.isdigit() and (other.startswith(word) or word.startswith(other))
-        for other in vocabulary
-    )
+    for other in vocabulary:
+        short, long_ = (word, other) if len(word) <= len(other) else (other, word)
+        if len(short) >= RELATED_MIN and long_ != short and long_.startswith(short) and long_[len(short):] in RELATED_SUFFIXES:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,7 @@ SMALL_GAP = 2
 
 def align(claim: str, evidence: str) -> Alignment:
     """Align claim and evidence word by word; edits of one or two words are where meaning flips."""
-    a, b = tx.words(claim), tx.words(evidence)
+    a, b = tx.aligned_words(claim), tx.aligned_words(evidence)
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     blocks = [m for m in matcher.get_matching_blocks() if m.size]
     if not blocks:
@@ -251,21 +255,29 @@ def align(claim: str, evidence: str) -> Alignment:
     return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, evidence_only)
 
 
-_BOTH = (
-    re.compile(r"\bboth\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?P<verb>are|were|have|had|did)\s+(?P<p>.+)$", re.I | re.S),
-    re.compile(r"^(?:\W*\w+\W+)?(?P<a>[A-Z].*?)\s+and\s+(?P<b>.+?)\s+(?P<verb>are|were|have|had|did)\s+both\s+(?P<p>.+)$", re.S),
-    re.compile(r"^(?P<a>[A-Z].*?)\s+and\s+(?P<b>.+?)\s+both\s+(?P<verb>)(?P<p>.+)$", re.S),
-    re.compile(r"^both\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?P<verb>)(?P<p>.+)$", re.I | re.S),
+MAX_COMPARATIVE_CLAIM = 300  # longer claims skip the both-A-and-B and chronology readings (bounded regex work)
+_BOTH = (  # (pattern, whether the second name is delimited by the pattern)
+    (re.compile(r"\bboth\s+(?P<a>[^,;]+?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+(?P<p>[^;]+)$", re.I), True),
+    (re.compile(r"^(?:\W*\w+\W+)?(?P<a>[A-Z][^,;]*?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+both\s+(?P<p>[^;]+)$"), True),
+    (re.compile(r"^(?P<a>[A-Z][^,;]*?)\s+and\s+(?P<b>[^,;]+?)\s+both\s+(?P<p>[^;]+)$"), True),
+    (re.compile(r"^both\s+(?P<a>[^,;]+?)\s+and\s+(?P<b>[^;]+)$", re.I), False),
 )
+_CONNECTORS = frozenset("of the and de van von da del la le du st".split())
+MAX_NAME_WORDS = 6
 
 
 def _name_in_sources(phrase: str, documents: Sequence[SourceText]) -> str | None:
-    """The longest leading run of ``phrase`` that some source spells out as a name (whole words)."""
-    tokens = phrase.split()
+    """The longest leading run of capitalized words (and connectors: "Kings of Leon") of ``phrase`` that some
+    source spells out as a name, whole words; None when the phrase does not start with one."""
+    tokens = []
+    for token in phrase.split()[:MAX_NAME_WORDS]:
+        if not (token[:1].isupper() or token[:1].isdigit() or token.lower() in _CONNECTORS):
+            break
+        tokens.append(token)
     for n in range(len(tokens), 0, -1):
         candidate = " ".join(tokens[:n]).strip(" ,")
         wanted = tx.words(candidate)
-        if not wanted or not candidate[:1].isupper():
+        if not wanted or not candidate[:1].isupper() or wanted[-1] in _CONNECTORS:
             continue
         pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in wanted) + r"\b")
         if any(pattern.search(_normalized(d.text)) for d in documents):
@@ -276,50 +288,60 @@ def _name_in_sources(phrase: str, documents: Sequence[SourceText]) -> str | None
 def conjuncts(body: str, documents: Sequence[SourceText]) -> list[tuple[str, str]]:
     """(name, predicate) for each of two names a claim joins with "both" ("both A and B are P" -> A P, B P).
 
-    The second name ends where the sources stop spelling it ("Kings of Leon American rock bands" -> "Kings of
-    Leon"); nothing is returned unless both names are found in the sources.
+    Names run over capitalized words and connectors as far as the sources spell them ("Kings of Leon
+    American rock bands" -> "Kings of Leon"); nothing is returned unless both names are found in the sources
+    and something is said of them.
     """
-    for pattern in _BOTH:
-        match = pattern.search(body.strip().rstrip(".?! "))
+    text = body.strip().rstrip(".?! ")
+    if len(text) > MAX_COMPARATIVE_CLAIM:
+        return []
+    for pattern, delimited in _BOTH:
+        match = pattern.search(text)
         if not match:
             continue
         a = _name_in_sources(match.group("a"), documents)
-        tail = f"{match.group('b')} {match.group('p')}" if not match.group("verb") else match.group("b")
-        b = _name_in_sources(tail, documents)
-        if not a or not b or a != match.group("a").strip(" ,"):
+        if not a or a != match.group("a").strip(" ,"):
             continue
-        predicate = match.group("p") if match.group("verb") else tail[len(b):].strip(" ,")
+        b = _name_in_sources(match.group("b"), documents)
+        if delimited:
+            if not b or b != match.group("b").strip(" ,"):
+                continue
+            predicate = match.group("p")
+        else:
+            if not b:
+                continue
+            predicate = match.group("b")[len(b):].strip(" ,")
         if predicate and tx.content_words(predicate):
             return [(a, predicate), (b, predicate)]
     return []
 
 
 _ORDER = re.compile(
-    r"^(?P<a>.+?)\s+(?:was|were|is|are|came|happened|took place|appeared)?\s*(?:\w+\s+)?"
-    r"(?P<rel>before|earlier than|prior to|after|later than)\s+(?P<b>.+)$", re.S,
+    r"^(?P<a>[^,;]+?)\s+(?:was|were|is|are|came|happened|took place|appeared)?\s*(?:\w+\s+)?"
+    r"(?P<rel>before|earlier than|prior to|after|later than)\s+(?P<b>[^,;]+)$",
 )
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 
 
 def _year_of(name: str, documents: Sequence[SourceText]) -> int | None:
-    """The first year given in the first sentence that names ``name``."""
-    wanted = set(tx.words(name))
+    """The year of the first sentence naming ``name``, when that sentence gives exactly one year; else None
+    (a sentence with a birth year and an election year does not say which one a claim's order is about)."""
+    wanted = _name_words(name)
     for doc in documents:
-        for start, end, _ in _sentences(doc.text):
-            sentence = doc.text[start:end]
-            if wanted <= set(tx.words(sentence)):
-                at = tx.normalize(sentence).find(tx.words(name)[0])
-                years = [(m.start() < at, abs(m.start() - at), int(m.group(1))) for m in _YEAR.finditer(tx.normalize(sentence))]
-                return min(years)[2] if years else None  # the nearest year after the name, else before it
+        for (start, end, _), names in zip(_sentences(doc.text), _word_sentences(doc.text)):
+            if wanted <= names:
+                years = set(_YEAR.findall(doc.text[start:end]))
+                return int(years.pop()) if len(years) == 1 else None
     return None
 
 
 def chronology(body: str, documents: Sequence[SourceText]) -> tuple[tuple[str, int], tuple[str, int]] | None:
     """((earlier, year), (later, year)) as a claim orders two named things, with the years the sources give.
 
-    None unless both are names the sources spell out and each has a year in the first sentence naming it.
+    None unless both are names the sources spell out and the first sentence naming each gives one year.
     """
-    match = _ORDER.match(body.strip().rstrip(".!"))
+    text = body.strip().rstrip(".!")
+    match = _ORDER.match(text) if len(text) <= MAX_COMPARATIVE_CLAIM else None
     if not match:
         return None
     a = _name_in_sources(match.group("a"), documents)
@@ -339,14 +361,14 @@ _PRONOUN_START = re.compile(r"^\W*(?:he|she|it|they|his|her|its|their|the (?:ban
 
 def attribute_said(name: str, predicate: str, documents: Sequence[SourceText]) -> bool:
     """True when a sentence naming ``name`` (or the next one, when it goes on with a pronoun) carries ``predicate``."""
-    wanted = set(tx.words(name))
+    wanted = _name_words(name)
     predicate_words = set(tx.content_words(predicate))
     if not predicate_words:
         return True
     for doc in documents:
         sentences = _sentences(doc.text)
-        for i, (start, end, words) in enumerate(sentences):
-            if not wanted <= set(tx.words(doc.text[start:end])):
+        for i, ((start, end, words), names) in enumerate(zip(sentences, _word_sentences(doc.text))):
+            if not wanted <= names:
                 continue
             seen = set(words)
             if i + 1 < len(sentences) and _PRONOUN_START.match(doc.text[sentences[i + 1][0]: sentences[i + 1][1]]):
@@ -376,7 +398,7 @@ def check_claim(
     by_id = {d.source_id: d for d in documents}
     cited = list(cited)
     cited_docs = [by_id[c.source_id] for c in cited if c.source_id in by_id]
-    primary = cited_docs or list(documents)
+    primary = list({d.source_id: d for d in (cited_docs or documents)}.values())  # one look per document
     near = cited[0] if cited else None
 
     def look(doc: SourceText) -> Evidence | None:
@@ -496,8 +518,6 @@ def check_claim(
     claim_tokens = tx.words(body)
     added = [t for t in alignment.claim_only if tx.is_negation(t)]
     dropped = [t for t in alignment.evidence_only if tx.is_negation(t)]
-    if len(added) == len(dropped):  # reworded, not reversed: "couldn't" for "could not"
-        added = dropped = []
     checks.append(Check("negation", not (added or dropped), " ".join(added + dropped)))
     if added or dropped:
         what = f"adds '{added[0]}'" if added else f"drops '{dropped[0]}'"
@@ -512,6 +532,17 @@ def check_claim(
     checks.append(Check("scope", not widened, ", ".join(widened)))
     if widened:
         return fail("unsupported", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
+
+    # how often: "usually" where the source says "rarely" (or the reverse) is not a paraphrase
+    evidence_tokens = set(tx.words(evidence.text))
+    flipped = sorted(
+        {t for t in claim_tokens if t in tx.FREQUENT} and evidence_tokens & tx.INFREQUENT
+        or {t for t in claim_tokens if t in tx.INFREQUENT} and evidence_tokens & tx.FREQUENT
+        or set()
+    )
+    checks.append(Check("frequency", not flipped, ", ".join(flipped)))
+    if flipped:
+        return fail("contradicted", "exaggeration", "high", f"the source says '{flipped[0]}', not how often the claim says")
 
     # "both A and B are P": P must be said of each of them, not of one beside the other
     for name, predicate in conjuncts(body, documents):
@@ -577,10 +608,11 @@ def verify_answer(
 ) -> ClaimResult:
     """Verify an answer to a question.
 
-    An answer that is a statement is verified as a claim. A bare "yes" or "no" asserts the question's own
-    statement (or its denial): "yes" takes that statement's verdict; "no" is supported when the given
-    documents do not support the statement (a closed-world reading of the sources, said in the reason) and
-    contradicted when they do.
+    An answer that is a statement is verified as a claim. A bare "yes" asserts the question's statement and
+    takes its verdict. A bare "no" denies it: contradicted when the sources say the statement (in any given
+    document); supported when they contradict it, or when they describe everyone the statement names and do
+    not say what it asks (the reason says so: a reading of the sources as complete about them); otherwise
+    unsupported (the sources do not settle it).
     """
     said = tx.words(answer)
     statement = proposition(question)
@@ -599,11 +631,20 @@ def verify_answer(
         return result
     if any(c.name == "verifier" for c in result.checks):  # the check itself failed: never call it supported
         return result
-    if result.verdict == "supported":
+    if result.verdict in ("supported", "misattributed", "misquote"):  # the statement is in the sources
         result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
-        result.reason = f"'no' denies that {statement}, which the sources support"
+        result.reason = f"'no' denies that {statement}, which the sources say"
         return result
     why = result.reason
-    result.verdict, result.type, result.severity = "supported", None, "none"
-    result.reason = f"'no': the sources do not support that {statement} ({why})"
+    if result.verdict == "contradicted":
+        result.verdict, result.type, result.severity = "supported", None, "none"
+        result.reason = f"'no': the sources contradict that {statement} ({why})"
+        return result
+    names = list(dict.fromkeys(tx.capitalized_terms(statement)))
+    if names and all(any(names_together([n], d) for d in documents) for n in names):
+        result.verdict, result.type, result.severity = "supported", None, "none"
+        result.reason = f"'no': the sources describe everyone it names but do not say that {statement} ({why})"
+        return result
+    result.verdict, result.type, result.severity = "unsupported", "unverified_detail", "medium"
+    result.reason = f"'no' is not established: the sources neither say nor describe that {statement} ({why})"
     return result

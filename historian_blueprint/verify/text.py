@@ -6,14 +6,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer
-
-from historian_blueprint.index.bm25 import STOPWORDS
+from historian_blueprint.index.bm25 import STOPWORDS, stem
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
 _WORD = re.compile(r"[^\W_]+(?:'(?:s|t|re|ve|ll|d|m)\b)?", re.UNICODE)  # "toys'leader" is two words, "he's" one
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w])\d+(?:st|nd|rd|th)\b")
-_QUOTATION = re.compile(r'"([^"]*)"')  # quote marks pair in order: the text between two pairs is not a quotation
+_QUOTATION = re.compile(r'"([^"]*)"')
+_INCHES = re.compile(r'(?<=\d)"(?=[\s,.;:)-]|$)')  # quote marks pair in order: the text between two pairs is not a quotation
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -42,12 +41,16 @@ FILLERS = frozenset(
     "believe lol interesting cool wow sure indeed though anyway maybe perhaps probably quite much lot lots "
     "thing things kind sort stuff agree true exactly absolutely".split()
 )
-# Light verbs and adverbs of frequency or degree: paraphrase swaps them freely ("got 79%" for "rating: 79%",
-# "several" for "multiple"), so they are neither evidence for a claim nor a reason to doubt it.
+# Light verbs and vague quantities: paraphrase swaps them freely ("got 79%" for "rating: 79%", "several" for
+# "multiple"), so they are neither evidence for a claim nor a reason to doubt it. Words that can carry the
+# fact ("called for", "main", "needed", "usually" against "rarely") are not here.
 LIGHT = frozenset(
-    "get come go want need call ever even around actual main usual usually normally sometimes often several "
-    "various multiple".split()
-)
+    "get come go even around actual several various multiple".split()
+) | frozenset()
+# Frequency adverbs are light too, but they must not flip: a claim saying "usually" where the source says
+# "rarely" is flagged by the frequency check in grounding.py.
+FREQUENT = frozenset("always usually normally commonly often frequently generally typically mostly".split())
+INFREQUENT = frozenset("rarely seldom never hardly occasionally sometimes".split())
 _ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
 # Multi-word names with a common short form, compared as one token.
 _PHRASES = re.compile(
@@ -72,7 +75,7 @@ IRREGULAR = {
     "stole": "steal", "stolen": "steal", "struck": "strike", "swore": "swear", "sworn": "swear",
     "taught": "teach", "took": "take", "taken": "take", "told": "tell", "thought": "think",
     "threw": "throw", "thrown": "throw", "understood": "understand", "won": "win", "wrote": "write",
-    "written": "write", "died": "die", "dies": "die", "dead": "die", "death": "die", "lives": "live",
+    "written": "write", "goes": "go", "does": "do", "died": "die", "dies": "die", "dead": "die", "death": "die", "lives": "live",
     "lived": "live", "living": "live", "born": "birth", "bore": "bear", "borne": "bear", "overseen": "oversee",
     "oversaw": "oversee", "children": "child", "men": "man", "women": "woman", "people": "person",
 }
@@ -96,16 +99,31 @@ def words(text: str) -> list[str]:
     return _WORD.findall(normalize(text))
 
 
-_STEMMER = snowballstemmer.stemmer("english")
+_NOT_CONTRACTED = {"can't": "can", "won't": "will", "shan't": "shall", "ain't": "be"}
+
+
+def aligned_words(text: str) -> list[str]:
+    """words() with negative contractions opened ("couldn't" -> could, not), so rewordings align."""
+    out: list[str] = []
+    for w in words(text):
+        if w.endswith("n't"):
+            out += [_NOT_CONTRACTED.get(w, w[:-3]), "not"]
+        else:
+            out.append(w)
+    return out
 
 
 @lru_cache(maxsize=65536)
 def vstem(word: str) -> str:
-    """The stem claims and sources are compared by: irregular forms first, then Snowball's English stemmer
-    (recommended -> recommend, motivation and motive -> motiv)."""
+    """A light verb and plural stemmer for matching claims to sources (recommended -> recommend)."""
     if word in IRREGULAR:
         return IRREGULAR[word]
-    return _STEMMER.stemWord(word)
+    if word.endswith(("sses", "xes", "zes", "ches", "shes")) and len(word) > 4:
+        return word[:-2]  # boxes -> box, marches -> march ("comes" is "come" + s, below)
+    for suffix, keep in (("ingly", 5), ("edly", 5), ("ing", 5), ("ed", 4), ("ly", 5)):
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep - 1:
+            return word[: -len(suffix)]
+    return stem(word)  # plurals: railroads -> railroad, varies -> vary
 
 
 def _compound_numbers(text: str) -> str:
@@ -120,9 +138,14 @@ def _compound_numbers(text: str) -> str:
     return re.sub(r"\b([A-Za-z]+)-([A-Za-z]+)\b", repl, text)
 
 
+# A life span in parentheses, as reference works give it: "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)"
+_LIFESPAN = re.compile(r"\((?:[^()]{0,30}?\b)?\d{3,4}\s*[-–—]\s*(?:[^()]{0,30}?\b)?\d{3,4}\s*\)")
+
+
 def content_words(text: str) -> list[str]:
-    """Stemmed words that carry meaning: no stopwords, number words as digits."""
-    out = []
+    """Stemmed words that carry meaning: no stopwords, number words as digits; a life span "(1809–1865)"
+    says born and died."""
+    out = ["birth", "die"] if _LIFESPAN.search(text) else []
     for w in words(_ORDINAL.sub(r"\1", _compound_numbers(text))):  # "June 7th" is June 7
         if w.endswith("n't"):  # negations are compared by the negation check, not as content
             continue
@@ -137,7 +160,7 @@ def content_words(text: str) -> list[str]:
     return out
 
 
-_LIGHT_STEMS = frozenset(vstem(w) for w in LIGHT)
+_LIGHT_STEMS = frozenset(vstem(w) for w in LIGHT | FREQUENT | INFREQUENT) - {vstem(w) for w in SCOPE_WORDS}
 
 
 def numbers(text: str) -> set[str]:
@@ -165,7 +188,8 @@ def number_vocabulary(text: str) -> set[str]:
 
 def quotations(text: str) -> list[str]:
     """Double-quoted passages of at least a few words."""
-    found = _QUOTATION.findall(unicodedata.normalize("NFKC", text).translate(_QUOTES))
+    text = _INCHES.sub("″", unicodedata.normalize("NFKC", text).translate(_QUOTES))  # 12" guns: an inch mark
+    found = _QUOTATION.findall(text)
     return [q.strip() for q in found if len(q) >= 12]
 
 

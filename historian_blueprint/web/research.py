@@ -91,8 +91,12 @@ def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
     return [(c["id"], c["start"], c["end"]) for c in run["output"]["citations"] if c["source_id"] == source_id]
 
 
-def highlighted(text: str, spans: list[tuple[int, int, int]]) -> list[dict[str, Any]]:
-    """The text cut into plain and marked pieces (overlapping spans merge); the template escapes each piece."""
+def highlighted(text: str, spans: list[tuple[int, int, int]], focus: tuple[int, int] | None = None) -> list[dict[str, Any]]:
+    """The text cut into plain and marked pieces (overlapping spans merge); the template escapes each piece.
+
+    The piece to scroll to and focus (``first``) is the one holding ``focus`` (the span a citation link
+    asked for), else the first marked piece of the document.
+    """
     marks = sorted((s, e, n) for n, s, e in spans if 0 <= s < e <= len(text))
     merged: list[list[Any]] = []
     for s, e, n in marks:
@@ -101,11 +105,12 @@ def highlighted(text: str, spans: list[tuple[int, int, int]]) -> list[dict[str, 
             merged[-1][2].append(n)
         else:
             merged.append([s, e, [n]])
+    target = next((k for k, (s, e, _) in enumerate(merged) if focus and s < focus[1] and focus[0] < e), 0)
     pieces, at = [], 0
-    for s, e, ids in merged:
+    for k, (s, e, ids) in enumerate(merged):
         if at < s:
             pieces.append({"text": text[at:s], "mark": None})
-        pieces.append({"text": text[s:e], "mark": ids, "first": not any(p["mark"] for p in pieces)})
+        pieces.append({"text": text[s:e], "mark": ids, "first": k == target})
         at = e
     if at < len(text):
         pieces.append({"text": text[at:], "mark": None})
@@ -260,12 +265,14 @@ def register(bp: Blueprint) -> None:
         if request.args.get("run"):
             run = load_run(request.args["run"])
             spans += spans_of(run, source_id)
-        for n, raw in enumerate(request.args.getlist("span"), start=1):
+        asked: list[tuple[int, int]] = []
+        for raw in request.args.getlist("span"):
             match = _SPAN.match(raw)
             if not match:
                 raise Problem(400, "bad_request", f"span must be START-END, got {raw!r}")
-            spans.append((0, int(match.group(1)), int(match.group(2))))
-        pieces = highlighted(doc.text, spans)
+            asked.append((int(match.group(1)), int(match.group(2))))
+            spans.append((0, *asked[-1]))
+        pieces = highlighted(doc.text, spans, focus=asked[0] if asked else None)  # the clicked citation, in view
         return render_template("historian/source.html", doc=doc, pieces=pieces, run=run,
                                host_url=host_source_url(source_id, spans[0][1] if spans else None, spans[0][2] if spans else None))
 
