@@ -196,3 +196,17 @@ def test_review_cases_stay_flagged():
     assert not check_claim("Pearl Jam formed in Seattle in 1990.", [bands]).flagged
     presidents = SourceText("p", "Grant, born in 1822, became president in 1869. Lincoln became president in 1861.")
     assert check_claim("Lincoln became president before Grant.", [presidents]).verdict != "contradicted"
+
+
+def test_how_often_may_be_reworded_but_not_reversed():
+    floods = SourceText("f", "The river rarely flooded the lower town in the spring. Cardigans commonly have buttons.")
+    assert check_claim("The river usually flooded the lower town in the spring.", [floods]).verdict == "contradicted"
+    assert not check_claim("The river seldom flooded the lower town in the spring.", [floods]).flagged
+    assert not check_claim("Cardigans usually have buttons.", [floods]).flagged
+
+
+def test_a_life_span_in_parentheses_says_born_and_died():
+    elvis = SourceText("e", "Elvis Aaron Presley (January 8, 1935 – August 16, 1977) was an American singer and actor.")
+    assert not check_claim("Elvis Presley was born on January 8, 1935.", [elvis]).flagged
+    assert not check_claim("Elvis Presley died on August 16, 1977.", [elvis]).flagged
+    assert check_claim("Elvis Presley was born on January 9, 1935.", [elvis]).flagged
