@@ -87,7 +87,9 @@ FILMS = SourceText(
 def test_what_a_claim_says_of_both_names_must_be_said_of_each():
     """One sentence may say "American rock band" of one band; a claim may not stretch it over both."""
     both = check_claim("Yes, both The New Pornographers and Kings of Leon are American rock bands.", [BANDS])
-    assert both.verdict == "unsupported" and "The New Pornographers" in both.reason
+    assert both.verdict == "contradicted" and "calls The New Pornographers Canadian" in both.reason
+    jazz = check_claim("Both The New Pornographers and Kings of Leon are rock bands from Tennessee.", [BANDS])
+    assert jazz.verdict == "unsupported" and "The New Pornographers" in jazz.reason
     assert not check_claim("Both The New Pornographers and Kings of Leon are rock bands.", [BANDS]).flagged
     assert not check_claim("Kings of Leon and Rise Against are both American rock bands.", [BANDS]).flagged
 
@@ -104,8 +106,10 @@ def test_a_bare_yes_or_no_answer_is_read_with_its_question():
 
     question = "Are both The New Pornographers and Kings of Leon American rock bands?"
     assert verify_answer(question, "yes", [BANDS]).flagged
-    no = verify_answer(question, "No.", [BANDS])
-    assert no.verdict == "supported" and no.claim == "No." and "do not say" in no.reason
+    no = verify_answer(question, "No.", [BANDS])  # the source calls The New Pornographers Canadian
+    assert no.verdict == "supported" and no.claim == "No." and "Canadian" in no.reason
+    unsaid = verify_answer("Are both The New Pornographers and Kings of Leon jazz bands?", "No.", [BANDS])
+    assert unsaid.verdict == "unsupported" and "not established" in unsaid.reason  # not saying is not denying
     asked = "Are Kings of Leon and Rise Against both American rock bands?"
     assert not verify_answer(asked, "yes", [BANDS]).flagged
     assert verify_answer(asked, "no", [BANDS]).verdict == "contradicted"
@@ -162,8 +166,9 @@ def test_light_verbs_and_frequency_words_neither_support_nor_sink_a_claim():
     assert check_claim("There are several professional football leagues banned in North America.", [leagues]).flagged
 
 
-def test_a_bare_no_needs_sources_that_describe_what_was_asked():
-    """Found in review: "no" was supported with no documents, or with documents about something else."""
+def test_a_bare_no_needs_sources_that_contradict_what_was_asked():
+    """Found in review: "no" was supported with no documents, with documents about something else, or with
+    documents that describe the person without saying the thing asked."""
     from historian_blueprint.verify.grounding import verify_answer
 
     question = "Was Napoleon born in 1769?"
@@ -172,7 +177,9 @@ def test_a_bare_no_needs_sources_that_describe_what_was_asked():
     corsica = SourceText("n", "Napoleon Bonaparte was born in Ajaccio, Corsica, in 1769.")
     assert verify_answer(question, "No", [corsica]).verdict == "contradicted"
     assert verify_answer(question, "Yes", [corsica]).verdict == "supported"
-    assert verify_answer("Was Napoleon born in 1770?", "No", [corsica]).verdict == "supported"
+    assert verify_answer("Was Napoleon born in 1770?", "No", [corsica]).verdict == "supported"  # 1769 contradicts it
+    president = SourceText("l", "Lincoln was the sixteenth President of the United States.")
+    assert verify_answer("Did Lincoln serve as president?", "No", [president]).flagged  # not saying is not denying
 
 
 def test_review_cases_stay_flagged():
@@ -210,3 +217,31 @@ def test_a_life_span_in_parentheses_says_born_and_died():
     assert not check_claim("Elvis Presley was born on January 8, 1935.", [elvis]).flagged
     assert not check_claim("Elvis Presley died on August 16, 1977.", [elvis]).flagged
     assert check_claim("Elvis Presley was born on January 9, 1935.", [elvis]).flagged
+
+
+def test_second_review_cases():
+    """Each of these was called supported (or wrongly contradicted) by the first round of review fixes."""
+    from historian_blueprint.verify import text as tx
+
+    penny = SourceText("c", "The 1909 penny is rare. The winter was mild. He visited Paris every summer.")
+    assert check_claim("The 1909 penny is common.", [penny]).flagged
+    assert check_claim("He rarely visited Paris.", [penny]).flagged
+    same = "He always said that he would never surrender."
+    assert not check_claim(same, [SourceText("s", same)]).flagged  # a word-for-word copy
+    letter = SourceText("q", 'The general wrote that "peace will come in 1865" to his wife.')
+    assert tx.quotations('The general wrote that "peace would come by 1865".') == ["peace would come by 1865"]
+    assert check_claim('The general wrote that "peace would come by 1865".', [letter]).verdict == "misquote"
+    lawyers = SourceText("l", "Lincoln was a lawyer in Springfield. Douglas was a judge in Illinois.")
+    assert check_claim("Both Lincoln and Douglas were lawyers; Douglas lost in 1860.", [lawyers]).flagged
+    battles = SourceText("b", "Gettysburg was fought in 1863, a year after Shiloh in 1862. Shiloh was fought in Tennessee.")
+    assert check_claim("In Pennsylvania, Gettysburg was fought before Shiloh.", [battles]).flagged
+    assert check_claim("Gettysburg came before Shiloh.", [battles]).flagged  # the dates cannot settle it here
+    war = SourceText("w", "Grant served in the Civil War (1861–1865) as a general.")
+    assert check_claim("Grant was born during the Civil War.", [war]).flagged
+    fort = SourceText("f", "There wasn't any water in the fort.")
+    assert not check_claim("There was no water in the fort.", [fort]).flagged
+    gone = SourceText("g", "He never returned to the fort.")
+    assert not check_claim("He didn't return to the fort.", [gone]).flagged
+    assert check_claim("He returned to the fort.", [gone]).verdict == "contradicted"
+    families = SourceText("m", "Many families moved west after the war.")
+    assert not check_claim("Many a family moved west after the war.", [families]).flagged

@@ -170,7 +170,7 @@ real = service.embedder
 class Slow:
     # a build slow enough to be caught mid-embedding, however fast the encoder is on this machine
     def __init__(self, inner):
-        self.inner, self.name, self.dimension = inner, inner.name, inner.dimension
+        self.inner, self.name, self.dimension, self.path = inner, inner.name, inner.dimension, inner.path
 
     def encode(self, texts, batch_size=32):
         time.sleep(0.3)
@@ -260,6 +260,7 @@ class Fragile:
 
     def __init__(self, inner, blocks=None):
         self.inner, self.name, self.dimension, self.blocks = inner, inner.name, inner.dimension, blocks
+        self.path = getattr(inner, "path", None)  # the same model folder: the same fingerprint
         self.calls = self.texts = 0
 
     def encode(self, texts, batch_size=32):
@@ -291,3 +292,22 @@ def test_an_interrupted_build_resumes_from_its_checkpoint(tmp_path):
         rows_a = gen.read_rows(gen.generation_dir(where, resumed.generation))
         rows_b = gen.read_rows(gen.generation_dir(where, clean.generation))
         assert rows_a.texts == rows_b.texts and rows_a.starts == rows_b.starts
+
+
+def test_a_checkpoint_is_never_used_by_another_model(tmp_path):
+    """Two models in folders of the same name: the second may not resume from the first one's vectors."""
+    app = make_plain_app(tmp_path, small_docs(), HISTORIAN_INDEX_BATCH_SIZE=1)
+    with app.app_context():
+        store, settings, inner, where = get_store(), IndexSettings.from_config(app.config), service.embedder(), service.index_dir()
+        first, second = tmp_path / "a" / "model", tmp_path / "b" / "model"
+        for folder, weights in ((first, b"one"), (second, b"two, longer")):
+            folder.mkdir(parents=True)
+            (folder / "weights.bin").write_bytes(weights)
+        dying = Fragile(inner, blocks=2)
+        dying.path = str(first)
+        with pytest.raises(Dies):
+            reindex(store, where, settings, embedder=dying, full=True)
+        other = Fragile(inner)
+        other.path = str(second)
+        result = reindex(store, where, settings, embedder=other, full=True)
+        assert result.counts["resumed_chunks"] == 0 and other.texts == result.counts["chunks"]

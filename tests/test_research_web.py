@@ -183,3 +183,6 @@ def test_history_is_paged_fifty_at_a_time(tmp_path):
     assert api["total"] == 55 and api["page"] == 2 and [r["run_id"] for r in api["runs"]][-1] == "run-00"
     assert client.get("/historian/runs?page=zero").status_code == 400
     assert client.get("/historian/api/runs?page=-1").json["error"]["code"] == "bad_request"
+    assert client.get("/historian/api/runs?page=%C2%B2").status_code == 400  # a superscript two is not a page
+    beyond = client.get("/historian/runs?page=9").get_data(as_text=True)
+    assert "No questions on page 9 (55 in all)" in beyond and "Back to the first page" in beyond

@@ -24,19 +24,33 @@ Progress = Callable[[str, int, int], None]
 CHECKPOINT_DIR = "checkpoint"
 
 
+def model_fingerprint(embedder: Any) -> str:
+    """Which model made a vector: its name and dimension, and, for a model folder, the folder's resolved
+    path and every file's size and modification time (two models in folders of the same name differ)."""
+    parts = [str(embedder.name), str(embedder.dimension)]
+    path = getattr(embedder, "path", None)
+    if path and Path(path).is_dir():
+        root = Path(path).resolve()
+        parts.append(str(root))
+        for file in sorted(f for f in root.rglob("*") if f.is_file()):
+            stat = file.stat()
+            parts.append(f"{file.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
 class EmbeddingCheckpoint:
     """Vectors a build has paid for, kept on disk until its generation is written.
 
     A build that dies mid-embedding (killed, out of memory, power cut) leaves them, and the next build
-    encodes only the rest. Vectors are keyed by the model and the exact text embedded, so a changed
-    document, header or model never reuses a stale one. Each block is written to a temporary file and
+    encodes only the rest. Vectors are keyed by the model (model_fingerprint) and the exact text embedded,
+    so a changed document, header or model never reuses a stale one. Each block is written to a temporary file and
     renamed, so a part on disk is always whole.
     """
 
-    def __init__(self, index_dir: Path, model_name: str, dimension: int) -> None:
+    def __init__(self, index_dir: Path, embedder: Any) -> None:
         self.root = index_dir / CHECKPOINT_DIR
-        self.dir = self.root / hashlib.sha256(model_name.encode()).hexdigest()[:16]
-        self.dimension = dimension
+        self.dir = self.root / model_fingerprint(embedder)[:24]
+        self.dimension = embedder.dimension
 
     @staticmethod
     def key(text: str) -> bytes:
@@ -208,7 +222,7 @@ def reindex(
         "unchanged": len(keep), "deleted": len(deleted), "failed": len(errors),
     }
     if not full and not embed and not deleted and old_manifest is not None:
-        EmbeddingCheckpoint(index_dir, embedder.name, embedder.dimension).clear()  # nothing left to resume
+        EmbeddingCheckpoint(index_dir, embedder).clear()  # nothing left to resume
         counts["chunks"] = old_manifest["counts"]["chunks"]
         return ReindexResult(current["generation"], noop=True, counts=counts, errors=errors,
                              timings={"scan_s": t_scan - t0, "total_s": time.perf_counter() - t0})
@@ -250,7 +264,7 @@ def reindex(
     texts_of = {source_id: embedded_texts(source_id, rows) for source_id, rows in pending}
     vectors_of = {source_id: np.zeros((len(rows), embedder.dimension), np.float32) for source_id, rows in pending}
     # what an interrupted build already embedded is taken from its checkpoint, not encoded again
-    checkpoint = EmbeddingCheckpoint(index_dir, embedder.name, embedder.dimension)
+    checkpoint = EmbeddingCheckpoint(index_dir, embedder)
     saved = checkpoint.load()
     resumed = 0
     if saved:

@@ -226,6 +226,7 @@ class Alignment:
     region: list[str]            # evidence words from the first to the last shared word
     claim_only: list[str]        # claim words inserted in small gaps (<= 2 words)
     evidence_only: list[str]     # evidence words dropped in small gaps (<= 2 words)
+    gaps: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (claim side, evidence side) of each edit
 
 
 SMALL_GAP = 2
@@ -240,6 +241,7 @@ def align(claim: str, evidence: str) -> Alignment:
         return Alignment(b, a, [])
     claim_only: list[str] = []
     evidence_only: list[str] = []
+    gaps: list[tuple[list[str], list[str]]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
@@ -247,15 +249,30 @@ def align(claim: str, evidence: str) -> Alignment:
             # outside the aligned region: claim words are still inserted claims, evidence words are context
             if i2 - i1 <= SMALL_GAP:
                 claim_only += a[i1:i2]
+                gaps.append((a[i1:i2], []))
             continue
-        if i2 - i1 <= SMALL_GAP:
-            claim_only += a[i1:i2]
-        if j2 - j1 <= SMALL_GAP:
-            evidence_only += b[j1:j2]
-    return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, evidence_only)
+        mine = a[i1:i2] if i2 - i1 <= SMALL_GAP else []
+        theirs = b[j1:j2] if j2 - j1 <= SMALL_GAP else []
+        claim_only += mine
+        evidence_only += theirs
+        if mine or theirs:  # the small side, against everything the other side of the same edit has
+            gaps.append((a[i1:i2], b[j1:j2]) if mine and theirs else (mine, b[j1:j2]) if mine else (a[i1:i2], theirs))
+    return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, evidence_only, gaps)
 
 
-MAX_COMPARATIVE_CLAIM = 300  # longer claims skip the both-A-and-B and chronology readings (bounded regex work)
+def flips(alignment: Alignment, words: frozenset[str] | set[str]) -> list[str]:
+    """Words of ``words`` that one side of an edit has and the other side lacks ("not" added or dropped).
+    A negation reworded within one edit ("no water" / "not any water", "didn't" / "never") is no flip."""
+    out = []
+    for mine, theirs in alignment.gaps:
+        ours, other = [t for t in mine if t in words], [t for t in theirs if t in words]
+        if bool(ours) != bool(other):
+            small = mine if len(mine) <= SMALL_GAP else []
+            out += [t for t in (ours or other) if t in small or t in (theirs if len(theirs) <= SMALL_GAP else [])]
+    return out
+
+
+MAX_COMPARATIVE_CLAIM = 300  # longer clauses are not read as both-A-and-B or A-before-B (bounded regex work)
 _BOTH = (  # (pattern, whether the second name is delimited by the pattern)
     (re.compile(r"\bboth\s+(?P<a>[^,;]+?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+(?P<p>[^;]+)$", re.I), True),
     (re.compile(r"^(?:\W*\w+\W+)?(?P<a>[A-Z][^,;]*?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+both\s+(?P<p>[^;]+)$"), True),
@@ -285,6 +302,16 @@ def _name_in_sources(phrase: str, documents: Sequence[SourceText]) -> str | None
     return None
 
 
+_CLAUSE_BREAK = re.compile(r";\s*|,\s+")
+
+
+def clauses(body: str) -> list[str]:
+    """The claim, then its parts between semicolons and commas, each short enough to read as a comparison."""
+    text = body.strip().rstrip(".?! ")
+    parts = [text] + [p.strip() for p in _CLAUSE_BREAK.split(text) if p.strip()]
+    return [p for p in dict.fromkeys(parts) if len(p) <= MAX_COMPARATIVE_CLAIM]
+
+
 def conjuncts(body: str, documents: Sequence[SourceText]) -> list[tuple[str, str]]:
     """(name, predicate) for each of two names a claim joins with "both" ("both A and B are P" -> A P, B P).
 
@@ -292,10 +319,7 @@ def conjuncts(body: str, documents: Sequence[SourceText]) -> list[tuple[str, str
     American rock bands" -> "Kings of Leon"); nothing is returned unless both names are found in the sources
     and something is said of them.
     """
-    text = body.strip().rstrip(".?! ")
-    if len(text) > MAX_COMPARATIVE_CLAIM:
-        return []
-    for pattern, delimited in _BOTH:
+    for text, (pattern, delimited) in ((t, pd) for t in clauses(body) for pd in _BOTH):
         match = pattern.search(text)
         if not match:
             continue
@@ -335,25 +359,25 @@ def _year_of(name: str, documents: Sequence[SourceText]) -> int | None:
     return None
 
 
-def chronology(body: str, documents: Sequence[SourceText]) -> tuple[tuple[str, int], tuple[str, int]] | None:
-    """((earlier, year), (later, year)) as a claim orders two named things, with the years the sources give.
+def chronology(body: str, documents: Sequence[SourceText]) -> tuple[tuple[str, int | None], tuple[str, int | None]] | None:
+    """((earlier, year), (later, year)) as a clause of the claim orders two named things, with the year the
+    sources give each (None when the first sentence naming it gives no single year).
 
-    None unless both are names the sources spell out and the first sentence naming each gives one year.
+    None when no clause orders two names the sources spell out.
     """
-    text = body.strip().rstrip(".!")
-    match = _ORDER.match(text) if len(text) <= MAX_COMPARATIVE_CLAIM else None
-    if not match:
-        return None
-    a = _name_in_sources(match.group("a"), documents)
-    b = _name_in_sources(match.group("b"), documents)
-    if not a or not b or set(tx.words(a)) == set(tx.words(b)):
-        return None
-    year_a, year_b = _year_of(a, documents), _year_of(b, documents)
-    if year_a is None or year_b is None:
-        return None
-    if match.group("rel") in ("after", "later than"):
-        return (b, year_b), (a, year_a)
-    return (a, year_a), (b, year_b)
+    for text in clauses(body):
+        match = _ORDER.match(text)
+        if not match:
+            continue
+        a = _name_in_sources(match.group("a"), documents)
+        b = _name_in_sources(match.group("b"), documents)
+        if not a or not b or set(tx.words(a)) == set(tx.words(b)):
+            continue
+        year_a, year_b = _year_of(a, documents), _year_of(b, documents)
+        if match.group("rel") in ("after", "later than"):
+            return (b, year_b), (a, year_a)
+        return (a, year_a), (b, year_b)
+    return None
 
 
 _PRONOUN_START = re.compile(r"^\W*(?:he|she|it|they|his|her|its|their|the (?:band|group|company|city|film|town))\b", re.I)
@@ -376,6 +400,37 @@ def attribute_said(name: str, predicate: str, documents: Sequence[SourceText]) -
             if len(predicate_words & seen) / len(predicate_words) >= SUPPORT_THRESHOLD:
                 return True
     return False
+
+
+_CAPITALIZED_WORD = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
+
+
+def attribute_replaced(name: str, predicate: str, documents: Sequence[SourceText]) -> str | None:
+    """The word a source gives ``name`` where ``predicate`` has a capitalized one ("a Canadian indie rock band"
+    against "American rock bands" -> "Canadian"); None when no sentence naming ``name`` says otherwise."""
+    heads = {w for w in tx.content_words(_CAPITALIZED_WORD.sub(" ", predicate))}
+    said = re.findall(r"[\w'-]+", predicate)
+    claimed = [  # a capitalized word that modifies a noun of the predicate ("American rock bands")
+        t for k, t in enumerate(said)
+        if _CAPITALIZED_WORD.fullmatch(t) and any(w in heads for w in tx.content_words(" ".join(said[k + 1:k + 4])))
+    ]
+    if not claimed or not heads:
+        return None
+    wanted = _name_words(name)
+    name_tokens = {w.lower() for w in re.findall(r"[\w'-]+", name)}
+    for doc in documents:
+        for (start, end, _), names in zip(_sentences(doc.text), _word_sentences(doc.text)):
+            if not wanted <= names:
+                continue
+            tokens = re.findall(r"[\w'-]+", doc.text[start:end])
+            for k, token in enumerate(tokens[1:], start=1):  # not the sentence's first word
+                if not _CAPITALIZED_WORD.fullmatch(token) or token.lower() in name_tokens:
+                    continue
+                if any(c.lower() in token.lower() or token.lower() in c.lower() for c in claimed):
+                    continue
+                if any(w in heads for w in tx.content_words(" ".join(tokens[k + 1:k + 4]))):
+                    return token
+    return None
 
 
 def _attribution(claim: str) -> tuple[str | None, str]:
@@ -466,13 +521,19 @@ def check_claim(
         if missing:
             return fail("misattributed", "misattribution", "high", f"the source is not by {speaker}")
 
-    coverage_ok = evidence.coverage >= SUPPORT_THRESHOLD
-    checks.append(Check("coverage", coverage_ok, f"{evidence.coverage:.2f} of the claim's words in the evidence"))
+    # coverage and novelty count words; numbers are checked on their own below (a changed number is
+    # "contradicted", not merely a word short)
+    wordy = (claim_words - tx.numbers(body)) or claim_words  # "first" stays a word: numbers() leaves it out
+    window_words = set(tx.content_words(evidence.text))
+    found = [w for w in wordy if w in window_words or (w not in names and related_form(w, window_words))]
+    coverage = len(found) / len(wordy) if wordy is not claim_words else evidence.coverage
+    coverage_ok = coverage >= SUPPORT_THRESHOLD
+    checks.append(Check("coverage", coverage_ok, f"{coverage:.2f} of the claim's words in the evidence"))
     if coverage_ok:
-        outside = claim_words - set(tx.content_words(evidence.text))
-        doc_words = (_document_words(doc.text) | set(tx.content_words(f"{doc.title} {doc.author or ''}"))) if outside else claim_words
-        novel = sorted(w for w in claim_words - doc_words if w in names or not related_form(w, doc_words))
-        doc_share = 1 - len(novel) / len(claim_words)
+        outside = wordy - window_words
+        doc_words = (_document_words(doc.text) | set(tx.content_words(f"{doc.title} {doc.author or ''}"))) if outside else wordy
+        novel = sorted(w for w in wordy - doc_words if w in names or not related_form(w, doc_words))
+        doc_share = 1 - len(novel) / len(wordy)
         checks.append(Check("novel_words", doc_share >= DOCUMENT_THRESHOLD, ", ".join(novel[:8])))
         if doc_share < DOCUMENT_THRESHOLD:
             return fail("unsupported", "unverified_detail", "medium", f"the source never mentions {', '.join(novel[:3])}")
@@ -481,7 +542,7 @@ def check_claim(
             result.evidence = elsewhere[1]
             result.support = elsewhere[1].coverage
             return fail("misattributed", "misattribution", "high", f"the support is in {elsewhere[0].source_id}, not the cited source")
-        kind: ClaimType = "inference" if evidence.coverage >= 0.5 else "fabrication"
+        kind: ClaimType = "inference" if coverage >= 0.5 else "fabrication"
         return fail("unsupported", kind, "high" if kind == "fabrication" else "medium", "the evidence does not contain most of the claim")
 
     # numbers, amounts and dates
@@ -516,11 +577,11 @@ def check_claim(
 
     # negation flipped: a "not" added or dropped where the claim otherwise follows the source
     claim_tokens = tx.words(body)
-    added = [t for t in alignment.claim_only if tx.is_negation(t)]
-    dropped = [t for t in alignment.evidence_only if tx.is_negation(t)]
-    checks.append(Check("negation", not (added or dropped), " ".join(added + dropped)))
-    if added or dropped:
-        what = f"adds '{added[0]}'" if added else f"drops '{dropped[0]}'"
+    flipped_negations = flips(alignment, tx.NEGATIONS)
+    checks.append(Check("negation", not flipped_negations, " ".join(flipped_negations)))
+    if flipped_negations:
+        word = flipped_negations[0]
+        what = f"adds '{word}'" if word in alignment.claim_only else f"drops '{word}'"
         return fail("contradicted", "fabrication", "critical", f"the claim {what} and so reverses the source")
 
     # scope widened (all, every, never, certainly ...)
@@ -534,31 +595,34 @@ def check_claim(
         return fail("unsupported", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
 
     # how often: "usually" where the source says "rarely" (or the reverse) is not a paraphrase
-    evidence_tokens = set(tx.words(evidence.text))
+    said, given = set(claim_tokens), set(tx.words(evidence.text))
     flipped = sorted(
-        {t for t in claim_tokens if t in tx.FREQUENT} and evidence_tokens & tx.INFREQUENT
-        or {t for t in claim_tokens if t in tx.INFREQUENT} and evidence_tokens & tx.FREQUENT
-        or set()
-    )
+        (said & tx.FREQUENT) - given if (given & tx.INFREQUENT) - said else set()
+    ) + sorted((said & tx.INFREQUENT) - given if (given & tx.FREQUENT) - said else set())
     checks.append(Check("frequency", not flipped, ", ".join(flipped)))
     if flipped:
-        return fail("contradicted", "exaggeration", "high", f"the source says '{flipped[0]}', not how often the claim says")
+        return fail("contradicted", "exaggeration", "high", f"'{flipped[0]}' is not how often the source says it happened")
 
     # "both A and B are P": P must be said of each of them, not of one beside the other
     for name, predicate in conjuncts(body, documents):
         said = attribute_said(name, predicate, primary)
         checks.append(Check("each_named", said, f"{name}: {predicate}"))
         if not said:
+            other = attribute_replaced(name, predicate, primary)
+            if other:
+                return fail("contradicted", "fabrication", "high", f"the source calls {name} {other}, not {predicate}")
             return fail("unsupported", "unverified_detail", "high", f"the source does not say of {name}: {predicate}")
 
     # "A ... before B": the years the sources give each of them must be in that order
     order = chronology(body, primary)
     if order is not None:
         (first, first_year), (second, second_year) = order
-        ok = first_year <= second_year
+        ok = first_year is not None and second_year is not None and first_year < second_year
         checks.append(Check("chronology", ok, f"{first} {first_year}, {second} {second_year}"))
-        if not ok:
+        if first_year is not None and second_year is not None and first_year > second_year:
             return fail("contradicted", "fabrication", "high", f"the sources date {first} to {first_year}, after {second} ({second_year})")
+        if not ok:  # an order the sources' dates cannot settle is not verified
+            return fail("unsupported", "inference", "medium", f"the sources do not date {first} and {second} apart, so the order is not checked")
 
     result.reason = "the evidence contains the claim's words, numbers and names"
     return result
@@ -610,9 +674,7 @@ def verify_answer(
 
     An answer that is a statement is verified as a claim. A bare "yes" asserts the question's statement and
     takes its verdict. A bare "no" denies it: contradicted when the sources say the statement (in any given
-    document); supported when they contradict it, or when they describe everyone the statement names and do
-    not say what it asks (the reason says so: a reading of the sources as complete about them); otherwise
-    unsupported (the sources do not settle it).
+    document), supported only when they contradict it, otherwise unsupported (not saying is not denying).
     """
     said = tx.words(answer)
     statement = proposition(question)
@@ -640,11 +702,6 @@ def verify_answer(
         result.verdict, result.type, result.severity = "supported", None, "none"
         result.reason = f"'no': the sources contradict that {statement} ({why})"
         return result
-    names = list(dict.fromkeys(tx.capitalized_terms(statement)))
-    if names and all(any(names_together([n], d) for d in documents) for n in names):
-        result.verdict, result.type, result.severity = "supported", None, "none"
-        result.reason = f"'no': the sources describe everyone it names but do not say that {statement} ({why})"
-        return result
     result.verdict, result.type, result.severity = "unsupported", "unverified_detail", "medium"
-    result.reason = f"'no' is not established: the sources neither say nor describe that {statement} ({why})"
+    result.reason = f"'no' is not established: the sources do not contradict that {statement} ({why})"
     return result

@@ -41,16 +41,18 @@ FILLERS = frozenset(
     "believe lol interesting cool wow sure indeed though anyway maybe perhaps probably quite much lot lots "
     "thing things kind sort stuff agree true exactly absolutely".split()
 )
-# Light verbs and vague quantities: paraphrase swaps them freely ("got 79%" for "rating: 79%", "several" for
-# "multiple"), so they are neither evidence for a claim nor a reason to doubt it. Words that can carry the
-# fact ("called for", "main", "needed", "usually" against "rarely") are not here.
+# Light verbs and vague quantities, by surface form: paraphrase swaps them freely ("got 79%" for "rating:
+# 79%", "several" for "multiple"), so they are neither evidence for a claim nor a reason to doubt it. Words
+# that can carry the fact ("called for", "main", "needed", "common" against "rare") are not here.
 LIGHT = frozenset(
-    "get come go even around actual several various multiple".split()
-) | frozenset()
-# Frequency adverbs are light too, but they must not flip: a claim saying "usually" where the source says
-# "rarely" is flagged by the frequency check in grounding.py.
-FREQUENT = frozenset("always usually normally commonly often frequently generally typically mostly".split())
-INFREQUENT = frozenset("rarely seldom never hardly occasionally sometimes".split())
+    "get gets got getting gotten come comes came coming go goes going went even around actual several "
+    "various multiple".split()
+)
+# Adverbs of frequency are light too, but must not flip: "usually" where the source says "rarely" is flagged
+# by the frequency check in grounding.py ("never" is a negation, checked as one).
+FREQUENT = frozenset("always usually normally commonly often frequently generally typically mostly every each".split())
+INFREQUENT = frozenset("rarely seldom hardly occasionally sometimes".split())
+_FREQUENCY_ADVERBS = (FREQUENT | INFREQUENT) - {"always", "every", "each"}  # scope words stay content words
 _ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
 # Multi-word names with a common short form, compared as one token.
 _PHRASES = re.compile(
@@ -100,6 +102,7 @@ def words(text: str) -> list[str]:
 
 
 _NOT_CONTRACTED = {"can't": "can", "won't": "will", "shan't": "shall", "ain't": "be"}
+_OPENED = {"cannot": ["can", "not"]}
 
 
 def aligned_words(text: str) -> list[str]:
@@ -108,6 +111,8 @@ def aligned_words(text: str) -> list[str]:
     for w in words(text):
         if w.endswith("n't"):
             out += [_NOT_CONTRACTED.get(w, w[:-3]), "not"]
+        elif w in _OPENED:
+            out += _OPENED[w]
         else:
             out.append(w)
     return out
@@ -118,9 +123,9 @@ def vstem(word: str) -> str:
     """A light verb and plural stemmer for matching claims to sources (recommended -> recommend)."""
     if word in IRREGULAR:
         return IRREGULAR[word]
-    if word.endswith(("sses", "xes", "zes", "ches", "shes")) and len(word) > 4:
-        return word[:-2]  # boxes -> box, marches -> march ("comes" is "come" + s, below)
-    for suffix, keep in (("ingly", 5), ("edly", 5), ("ing", 5), ("ed", 4), ("ly", 5)):
+    if len(word) > 4 and (word.endswith(("sses", "xes", "zzes", "shes", "tches", "nches", "rches", "eeches"))):
+        return word[:-2]  # boxes -> box, marches -> march; niches, comes -> niche, come (below)
+    for suffix, keep in (("ingly", 5), ("edly", 5), ("ing", 5), ("ed", 4), ("ly", 6)):
         if word.endswith(suffix) and len(word) - len(suffix) >= keep - 1:
             return word[: -len(suffix)]
     return stem(word)  # plurals: railroads -> railroad, varies -> vary
@@ -139,12 +144,15 @@ def _compound_numbers(text: str) -> str:
 
 
 # A life span in parentheses, as reference works give it: "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)"
-_LIFESPAN = re.compile(r"\((?:[^()]{0,30}?\b)?\d{3,4}\s*[-–—]\s*(?:[^()]{0,30}?\b)?\d{3,4}\s*\)")
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_LIFESPAN = re.compile(  # full dates on both sides: "(1861–1865)" may be a war as well as a life
+    rf"\(\s*(?:born\s+)?{_MONTH}\s+\d{{1,2}},?\s+\d{{3,4}}\s*[-–—]\s*{_MONTH}\s+\d{{1,2}},?\s+\d{{3,4}}\s*\)", re.I
+)
 
 
 def content_words(text: str) -> list[str]:
-    """Stemmed words that carry meaning: no stopwords, number words as digits; a life span "(1809–1865)"
-    says born and died."""
+    """Stemmed words that carry meaning: no stopwords, number words as digits; a person's life span
+    "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)" says born and died."""
     out = ["birth", "die"] if _LIFESPAN.search(text) else []
     for w in words(_ORDINAL.sub(r"\1", _compound_numbers(text))):  # "June 7th" is June 7
         if w.endswith("n't"):  # negations are compared by the negation check, not as content
@@ -153,14 +161,11 @@ def content_words(text: str) -> list[str]:
             w = _CONTRACTION.sub("", w).replace("'", "")
         if w in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[w]))
-        elif w not in STOPWORDS and w not in FILLERS and len(w) > 1:
-            stem = vstem(w)
-            if stem not in _LIGHT_STEMS:  # "got" is "get", "called" is "call"
-                out.append(stem)
+        elif w not in STOPWORDS and w not in FILLERS and w not in LIGHT and w not in _FREQUENCY_ADVERBS and len(w) > 1:
+            out.append(vstem(w))
     return out
 
 
-_LIGHT_STEMS = frozenset(vstem(w) for w in LIGHT | FREQUENT | INFREQUENT) - {vstem(w) for w in SCOPE_WORDS}
 
 
 def numbers(text: str) -> set[str]:
@@ -188,7 +193,9 @@ def number_vocabulary(text: str) -> set[str]:
 
 def quotations(text: str) -> list[str]:
     """Double-quoted passages of at least a few words."""
-    text = _INCHES.sub("″", unicodedata.normalize("NFKC", text).translate(_QUOTES))  # 12" guns: an inch mark
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    if text.count('"') % 2:  # unpaired: a mark after a digit is an inch mark (12" guns), not a quote
+        text = _INCHES.sub("″", text)
     found = _QUOTATION.findall(text)
     return [q.strip() for q in found if len(q) >= 12]
 
