@@ -228,8 +228,9 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--text", help="The draft to check (or --file).")
     @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), help="Read the draft from a file.")
     @click.option("--source", "sources", multiple=True, help="A document id the draft cites (repeatable).")
+    @click.option("--question", default=None, help="The question the text answers (a bare yes/no is checked as its answer).")
     @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
-    def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], fmt: str) -> None:
+    def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None, fmt: str) -> None:
         """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
         from pathlib import Path
 
@@ -240,7 +241,7 @@ def _register_graph_commands(group: AppGroup) -> None:
         if not text:
             raise click.UsageError("give the draft with --text or --file")
         try:
-            result = check_draft(text, sources)
+            result = check_draft(text, sources, question=question)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
         data = result.model_dump()

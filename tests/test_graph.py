@@ -143,6 +143,13 @@ def test_verify_and_ask_commands(app):
     assert data["status"] in ("needs_revision", "human_review")
     missing = runner.invoke(args=["historian", "verify", "--text", "Some claim here today.", "--source", "no-such-doc"])
     assert missing.exit_code == 1 and "no document with id no-such-doc" in missing.output
+    bare = runner.invoke(args=["historian", "verify", "--text", "yes", "--question", "What caused it?"])
+    assert bare.exit_code == 1 and "needs a yes/no question" in bare.output
+    answered = runner.invoke(args=["historian", "verify", "--text", "No", "--source", "sotu-1931-herbert-hoover",
+                                   "--question", "Did Herbert Hoover say that the depression was due to the Great War?",
+                                   "--output", "json"])
+    assert answered.exit_code == 0, answered.output
+    assert json.loads(answered.output)["claims"][0]["text"] == "No"
     asked = runner.invoke(args=["historian", "ask", "List three causes of the depression", "--output", "markdown", "--quiet"])
     assert asked.exit_code == 0 and "## Findings" in asked.output and "[1]" in asked.output
 

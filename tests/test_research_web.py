@@ -186,3 +186,19 @@ def test_history_is_paged_fifty_at_a_time(tmp_path):
     assert client.get("/historian/api/runs?page=%C2%B2").status_code == 400  # a superscript two is not a page
     beyond = client.get("/historian/runs?page=9").get_data(as_text=True)
     assert "No questions on page 9 (55 in all)" in beyond and "Back to the first page" in beyond
+
+
+def test_check_a_bare_yes_or_no_against_its_question(client):
+    asked = "Was the depression of the nineties caused by speculation in silver?"
+    yes = client.post("/historian/api/verify", json={"text": "Yes.", "sources": ["evil-1"], "question": asked}).json
+    assert yes["claims"][0]["verdict"] == "supported" and yes["claims"][0]["text"] == "Yes."
+    no = client.post("/historian/api/verify", json={"text": "No", "sources": ["evil-1"], "question": asked}).json
+    assert no["claims"][0]["verdict"] == "contradicted" and no["status"] != "verified"
+    unsaid = client.post("/historian/api/verify", json={
+        "text": "no", "sources": ["evil-1"], "question": "Was the depression of the nineties caused by tariffs?"}).json
+    assert unsaid["claims"][0]["verdict"] == "unsupported" and "not established" in unsaid["claims"][0]["reason"]
+    wrong = client.post("/historian/api/verify", json={"text": "yes", "question": "What caused the depression?"})
+    assert wrong.status_code == 400 and "yes/no question" in wrong.json["error"]["message"]
+    assert client.post("/historian/api/verify", json={"text": "yes", "question": 5}).status_code == 400
+    page = client.post("/historian/verify", data={"text": "Yes", "sources": "evil-1", "question": asked}).get_data(as_text=True)
+    assert 'data-testid="status"' in page and asked in page  # the form keeps the question

@@ -11,7 +11,9 @@ from pydantic import BaseModel
 
 from historian_blueprint.index.chunking import Layout, sentence_spans
 from historian_blueprint.verify import text as tx
-from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText, verify_claim
+from historian_blueprint.verify.grounding import (
+    _NO, _YES, Cited, ClaimResult, SourceText, proposition, verify_answer, verify_claim,
+)
 from historian_blueprint.verify.reports import (
     Caps, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, challenge, counter_argue, interrogate, judge,
 )
@@ -86,6 +88,12 @@ def verify_claims(
     )
 
 
+def bare_answer(text: str) -> bool:
+    """A reply of one or two words of yes or no ("Yes.", "no, no")."""
+    said = tx.words(text)
+    return 0 < len(said) <= 2 and (all(w in _YES for w in said) or all(w in _NO for w in said))
+
+
 def verify_draft(
     text: str,
     *,
@@ -94,8 +102,28 @@ def verify_draft(
     search: Callable[[str], Sequence[SourceText]] | None,
     caps: Caps,
     checker: Callable[..., ClaimResult] | None = None,
+    question: str | None = None,
 ) -> Verification:
-    """Verify a pasted draft: inline ``[id]`` citations, else ``sources``, else the whole collection."""
+    """Verify a pasted draft: inline ``[id]`` citations, else ``sources``, else the whole collection.
+
+    With ``question``, a bare "yes" or "no" is verified as the answer to it (verify_answer): the question's
+    statement is what is searched and checked. A draft that says something is verified as usual.
+    """
+    if question and bare_answer(text):
+        statement = proposition(question)
+        if statement is None:
+            raise ValueError("a bare yes or no needs a yes/no question (one starting with is, are, was, did ...)")
+        cited = []
+        for source_id in sources:
+            doc = get_document(source_id)
+            if doc is not None:
+                cited.append(Cited(source_id, 0, len(doc.text)))
+
+        def answer(claim: str, documents: Sequence[SourceText], cited: Sequence[Cited], search: Any) -> ClaimResult:
+            return verify_answer(question, text.strip(), documents, cited, search, checker)
+
+        return verify_claims([(statement, cited)], get_document=get_document, search=search, caps=caps,
+                             revisions_left=False, checker=answer)
     claims = []
     for claim, ids in split_claims(text):
         cited_ids = ids or list(sources)

@@ -53,8 +53,9 @@ def collection_search(get=None, k: int = 5):
         return cached[1]
 
 
-def check_draft(text: str, sources: Sequence[str] = ()) -> Verification:
-    """Verify a draft against the collection (the function the API and the CLI call)."""
+def check_draft(text: str, sources: Sequence[str] = (), question: str | None = None) -> Verification:
+    """Verify a draft against the collection (the function the API and the CLI call); with ``question``, a
+    bare yes or no is verified as the answer to it."""
     limit = current_app.config["HISTORIAN_LIMITS_MAX_DRAFT_CHARS"]
     if not text or not text.strip():
         raise ValueError("the draft is empty")
@@ -64,4 +65,7 @@ def check_draft(text: str, sources: Sequence[str] = ()) -> Verification:
     unknown = [s for s in sources if get(s) is None]
     if unknown:
         raise ValueError(f"no document with id {', '.join(unknown)}")
-    return verify_draft(text, sources=sources, get_document=get, search=collection_search(get), caps=Caps.from_config(current_app.config))
+    if question is not None and len(question) > current_app.config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]:
+        raise ValueError(f"the question is longer than {current_app.config['HISTORIAN_LIMITS_MAX_QUESTION_CHARS']} characters")
+    return verify_draft(text, sources=sources, get_document=get, search=collection_search(get),
+                        caps=Caps.from_config(current_app.config), question=(question or "").strip() or None)

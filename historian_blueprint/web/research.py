@@ -284,17 +284,19 @@ def register(bp: Blueprint) -> None:
         if request.method == "POST":
             protect()
             text = request.form.get("text", "")
+            question = request.form.get("question", "")
             try:
-                result = _check(text, [s.strip() for s in request.form.get("sources", "").split(",") if s.strip()])
+                result = _check(text, [s.strip() for s in request.form.get("sources", "").split(",") if s.strip()], question)
             except Problem as exc:
                 error = exc.message
-        return render_template("historian/verify.html", result=result, text=text, error=error, csrf_token=csrf_token())
+        return render_template("historian/verify.html", result=result, text=text, question=question if request.method == "POST" else "",
+                               error=error, csrf_token=csrf_token())
 
-    def _check(text: str, sources: list[str]) -> Any:
+    def _check(text: str, sources: list[str], question: str | None = None) -> Any:
         from historian_blueprint.verify.service import check_draft
 
         try:
-            return check_draft(text, sources)
+            return check_draft(text, sources, question=question)
         except ValueError as exc:
             raise Problem(400, "bad_request", str(exc)) from None
 
@@ -320,7 +322,10 @@ def register(bp: Blueprint) -> None:
         sources = data.get("sources") or []
         if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
             raise Problem(400, "bad_request", "sources must be a list of document ids")
-        return jsonify(_check(str(data.get("text") or ""), sources).model_dump())
+        question = data.get("question")
+        if question is not None and not isinstance(question, str):
+            raise Problem(400, "bad_request", "question must be a string")
+        return jsonify(_check(str(data.get("text") or ""), sources, question).model_dump())
 
     @bp.get("/api/runs/<run_id>")
     @login_required
