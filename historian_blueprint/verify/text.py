@@ -11,8 +11,8 @@ from historian_blueprint.index.bm25 import STOPWORDS, stem
 _QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
 _WORD = re.compile(r"[^\W_]+(?:'(?:s|t|re|ve|ll|d|m)\b)?", re.UNICODE)  # "toys'leader" is two words, "he's" one
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w])\d+(?:st|nd|rd|th)\b")
-_QUOTATION = re.compile(r'"([^"]*)"')
-_INCHES = re.compile(r'(?<=\d)"(?=[\s,.;:)-]|$)')  # quote marks pair in order: the text between two pairs is not a quotation
+_QUOTATION = re.compile(r'"([^"]*)"')  # quote marks pair in order: the text between two pairs is not a quotation
+_INCHES = re.compile(r'(?<=\d)"(?=[\s,.;:)-]|$)')  # 12" guns
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -77,7 +77,8 @@ IRREGULAR = {
     "stole": "steal", "stolen": "steal", "struck": "strike", "swore": "swear", "sworn": "swear",
     "taught": "teach", "took": "take", "taken": "take", "told": "tell", "thought": "think",
     "threw": "throw", "thrown": "throw", "understood": "understand", "won": "win", "wrote": "write",
-    "written": "write", "goes": "go", "does": "do", "died": "die", "dies": "die", "dead": "die", "death": "die", "lives": "live",
+    "written": "write", "goes": "go", "does": "do", "died": "die", "dies": "die", "dead": "die", "death": "die",
+    "lives": "live",
     "lived": "live", "living": "live", "born": "birth", "bore": "bear", "borne": "bear", "overseen": "oversee",
     "oversaw": "oversee", "children": "child", "men": "man", "women": "woman", "people": "person",
 }
@@ -164,8 +165,6 @@ def content_words(text: str) -> list[str]:
         elif w not in STOPWORDS and w not in FILLERS and w not in LIGHT and w not in _FREQUENCY_ADVERBS and len(w) > 1:
             out.append(vstem(w))
     return out
-
-
 
 
 def numbers(text: str) -> set[str]:
