@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from historian_blueprint.index.chunking import Layout, sentence_spans
 from historian_blueprint.verify import text as tx
 from historian_blueprint.verify.grounding import (
-    _NO, _YES, Cited, ClaimResult, SourceText, proposition, verify_answer, verify_claim,
+    NO_WORDS, YES_WORDS, Cited, ClaimResult, SourceText, proposition, verify_answer, verify_claim,
 )
 from historian_blueprint.verify.reports import (
     Caps, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, challenge, counter_argue, interrogate, judge,
@@ -91,7 +91,7 @@ def verify_claims(
 def bare_answer(text: str) -> bool:
     """A reply of one or two words of yes or no ("Yes.", "no, no")."""
     said = tx.words(text)
-    return 0 < len(said) <= 2 and (all(w in _YES for w in said) or all(w in _NO for w in said))
+    return 0 < len(said) <= 2 and (all(w in YES_WORDS for w in said) or all(w in NO_WORDS for w in said))
 
 
 def verify_draft(

@@ -652,8 +652,8 @@ def verify_claim(
 _YES_NO_QUESTION = re.compile(
     r"^\s*(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would)\s+(?P<rest>.+?)\s*\?\s*$", re.I | re.S,
 )
-_YES = frozenset("yes yeah yep correct true".split())
-_NO = frozenset("no nope incorrect false".split())
+YES_WORDS = frozenset("yes yeah yep correct true".split())
+NO_WORDS = frozenset("no nope incorrect false".split())
 
 
 def proposition(question: str) -> str | None:
@@ -680,9 +680,9 @@ def verify_answer(
     statement = proposition(question)
     polarity = None
     if said and statement and len(said) <= 2:
-        if said[0] in _YES and all(w in _YES for w in said):
+        if said[0] in YES_WORDS and all(w in YES_WORDS for w in said):
             polarity = True
-        elif said[0] in _NO and all(w in _NO for w in said):
+        elif said[0] in NO_WORDS and all(w in NO_WORDS for w in said):
             polarity = False
     if polarity is None or statement is None:
         return verify_claim(answer, documents, cited, search, checker)
