@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from historian_blueprint.index.chunking import Layout, sentence_spans
 from historian_blueprint.verify import text as tx
 from historian_blueprint.verify.grounding import (
-    NO_WORDS, YES_WORDS, Cited, ClaimResult, SourceText, proposition, verify_answer, verify_claim,
+    Cited, ClaimResult, SourceText, bare_answer, proposition, verify_answer, verify_claim,
 )
 from historian_blueprint.verify.reports import (
     Caps, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, challenge, counter_argue, interrogate, judge,
@@ -88,10 +88,14 @@ def verify_claims(
     )
 
 
-def bare_answer(text: str) -> bool:
-    """A reply of one or two words of yes or no ("Yes.", "no, no")."""
-    said = tx.words(text)
-    return 0 < len(said) <= 2 and (all(w in YES_WORDS for w in said) or all(w in NO_WORDS for w in said))
+def whole_documents(source_ids: Sequence[str], get_document: Callable[[str], SourceText | None]) -> list[Cited]:
+    """Each known document, cited whole (unknown ids are left out; check_draft reports them)."""
+    out = []
+    for source_id in source_ids:
+        doc = get_document(source_id)
+        if doc is not None:
+            out.append(Cited(source_id, 0, len(doc.text)))
+    return out
 
 
 def verify_draft(
@@ -109,28 +113,14 @@ def verify_draft(
     With ``question``, a bare "yes" or "no" is verified as the answer to it (verify_answer): the question's
     statement is what is searched and checked. A draft that says something is verified as usual.
     """
-    if question and bare_answer(text):
+    if question and bare_answer(text) is not None:
         statement = proposition(question)
         if statement is None:
             raise ValueError("a bare yes or no needs a yes/no question (one starting with is, are, was, did ...)")
-        cited = []
-        for source_id in sources:
-            doc = get_document(source_id)
-            if doc is not None:
-                cited.append(Cited(source_id, 0, len(doc.text)))
-
         def answer(claim: str, documents: Sequence[SourceText], cited: Sequence[Cited], search: Any) -> ClaimResult:
             return verify_answer(question, text.strip(), documents, cited, search, checker)
 
-        return verify_claims([(statement, cited)], get_document=get_document, search=search, caps=caps,
-                             revisions_left=False, checker=answer)
-    claims = []
-    for claim, ids in split_claims(text):
-        cited_ids = ids or list(sources)
-        cited = []
-        for source_id in cited_ids:
-            doc = get_document(source_id)
-            if doc is not None:
-                cited.append(Cited(source_id, 0, len(doc.text)))
-        claims.append((claim, cited))
+        return verify_claims([(statement, whole_documents(sources, get_document))], get_document=get_document,
+                             search=search, caps=caps, revisions_left=False, checker=answer)
+    claims = [(claim, whole_documents(ids or sources, get_document)) for claim, ids in split_claims(text)]
     return verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False, checker=checker)

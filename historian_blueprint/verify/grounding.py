@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -196,9 +196,7 @@ def best_window(
     if best is None:
         return None
     _, start, end, _ = best
-    window = set(tx.content_words(doc.text[start:end]))
-    found = [w for w in claim_words if w in window or (w not in names and related_form(w, window))]
-    coverage = len(found) / len(claim_words)
+    coverage = covered(claim_words, set(tx.content_words(doc.text[start:end])), names)
     return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))
 
 
@@ -206,6 +204,12 @@ RELATED_MIN = 5  # the shorter form has at least this many letters
 # Derivational endings that keep the meaning of a stem: creat / creation, found / founder, locat / location.
 # Not -ity, -ry, -y, -ization: author / authority, infant / infantry, police / policy differ in meaning.
 RELATED_SUFFIXES = ("ion", "ions", "ation", "ations", "er", "ers", "or", "ors", "ment", "ments", "ive", "e", "s")
+
+
+def covered(claim_words: frozenset[str], window: set[str], names: frozenset[str]) -> float:
+    """The share of ``claim_words`` the window has, as written or (names excepted) in a related form."""
+    found = [w for w in claim_words if w in window or (w not in names and related_form(w, window))]
+    return len(found) / len(claim_words) if claim_words else 0.0
 
 
 def related_form(word: str, vocabulary: set[str] | frozenset[str]) -> bool:
@@ -225,7 +229,6 @@ class Alignment:
 
     region: list[str]            # evidence words from the first to the last shared word
     claim_only: list[str]        # claim words inserted in small gaps (<= 2 words)
-    evidence_only: list[str]     # evidence words dropped in small gaps (<= 2 words)
     gaps: list[tuple[list[str], list[str]]] = field(default_factory=list)  # (claim side, evidence side) of each edit
 
 
@@ -238,9 +241,8 @@ def align(claim: str, evidence: str) -> Alignment:
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     blocks = [m for m in matcher.get_matching_blocks() if m.size]
     if not blocks:
-        return Alignment(b, a, [])
+        return Alignment(b, a)
     claim_only: list[str] = []
-    evidence_only: list[str] = []
     gaps: list[tuple[list[str], list[str]]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -254,10 +256,9 @@ def align(claim: str, evidence: str) -> Alignment:
         mine = a[i1:i2] if i2 - i1 <= SMALL_GAP else []
         theirs = b[j1:j2] if j2 - j1 <= SMALL_GAP else []
         claim_only += mine
-        evidence_only += theirs
-        if mine or theirs:  # the small side, against everything the other side of the same edit has
-            gaps.append((a[i1:i2], b[j1:j2]) if mine and theirs else (mine, b[j1:j2]) if mine else (a[i1:i2], theirs))
-    return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, evidence_only, gaps)
+        if mine or theirs:  # an edit with a small side, kept whole: the small side is read against the other
+            gaps.append((a[i1:i2], b[j1:j2]))
+    return Alignment(b[blocks[0].b: blocks[-1].b + blocks[-1].size], claim_only, gaps)
 
 
 def flips(alignment: Alignment, words: frozenset[str] | set[str]) -> list[str]:
@@ -266,9 +267,8 @@ def flips(alignment: Alignment, words: frozenset[str] | set[str]) -> list[str]:
     out = []
     for mine, theirs in alignment.gaps:
         ours, other = [t for t in mine if t in words], [t for t in theirs if t in words]
-        if bool(ours) != bool(other):
-            small = mine if len(mine) <= SMALL_GAP else []
-            out += [t for t in (ours or other) if t in small or t in (theirs if len(theirs) <= SMALL_GAP else [])]
+        if bool(ours) != bool(other) and len(mine if ours else theirs) <= SMALL_GAP:  # found in a small side
+            out += ours or other
     return out
 
 
@@ -347,15 +347,22 @@ _ORDER = re.compile(
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 
 
+def _naming(name: str, documents: Sequence[SourceText]) -> Iterator[tuple[SourceText, int]]:
+    """(document, sentence index) of every sentence that names ``name`` (whole words, possessives too)."""
+    wanted = _name_words(name)
+    for doc in documents:
+        for i, names in enumerate(_word_sentences(doc.text)):
+            if wanted <= names:
+                yield doc, i
+
+
 def _year_of(name: str, documents: Sequence[SourceText]) -> int | None:
     """The year of the first sentence naming ``name``, when that sentence gives exactly one year; else None
     (a sentence with a birth year and an election year does not say which one a claim's order is about)."""
-    wanted = _name_words(name)
-    for doc in documents:
-        for (start, end, _), names in zip(_sentences(doc.text), _word_sentences(doc.text)):
-            if wanted <= names:
-                years = set(_YEAR.findall(doc.text[start:end]))
-                return int(years.pop()) if len(years) == 1 else None
+    for doc, i in _naming(name, documents):
+        start, end, _ = _sentences(doc.text)[i]
+        years = set(_YEAR.findall(doc.text[start:end]))
+        return int(years.pop()) if len(years) == 1 else None
     return None
 
 
@@ -385,20 +392,16 @@ _PRONOUN_START = re.compile(r"^\W*(?:he|she|it|they|his|her|its|their|the (?:ban
 
 def attribute_said(name: str, predicate: str, documents: Sequence[SourceText]) -> bool:
     """True when a sentence naming ``name`` (or the next one, when it goes on with a pronoun) carries ``predicate``."""
-    wanted = _name_words(name)
     predicate_words = set(tx.content_words(predicate))
     if not predicate_words:
         return True
-    for doc in documents:
+    for doc, i in _naming(name, documents):
         sentences = _sentences(doc.text)
-        for i, ((start, end, words), names) in enumerate(zip(sentences, _word_sentences(doc.text))):
-            if not wanted <= names:
-                continue
-            seen = set(words)
-            if i + 1 < len(sentences) and _PRONOUN_START.match(doc.text[sentences[i + 1][0]: sentences[i + 1][1]]):
-                seen |= sentences[i + 1][2]
-            if len(predicate_words & seen) / len(predicate_words) >= SUPPORT_THRESHOLD:
-                return True
+        seen = set(sentences[i][2])
+        if i + 1 < len(sentences) and _PRONOUN_START.match(doc.text[sentences[i + 1][0]: sentences[i + 1][1]]):
+            seen |= sentences[i + 1][2]
+        if len(predicate_words & seen) / len(predicate_words) >= SUPPORT_THRESHOLD:
+            return True
     return False
 
 
@@ -416,20 +419,17 @@ def attribute_replaced(name: str, predicate: str, documents: Sequence[SourceText
     ]
     if not claimed or not heads:
         return None
-    wanted = _name_words(name)
     name_tokens = {w.lower() for w in re.findall(r"[\w'-]+", name)}
-    for doc in documents:
-        for (start, end, _), names in zip(_sentences(doc.text), _word_sentences(doc.text)):
-            if not wanted <= names:
+    for doc, i in _naming(name, documents):
+        start, end, _ = _sentences(doc.text)[i]
+        tokens = re.findall(r"[\w'-]+", doc.text[start:end])
+        for k, token in enumerate(tokens[1:], start=1):  # not the sentence's first word
+            if not _CAPITALIZED_WORD.fullmatch(token) or token.lower() in name_tokens:
                 continue
-            tokens = re.findall(r"[\w'-]+", doc.text[start:end])
-            for k, token in enumerate(tokens[1:], start=1):  # not the sentence's first word
-                if not _CAPITALIZED_WORD.fullmatch(token) or token.lower() in name_tokens:
-                    continue
-                if any(c.lower() in token.lower() or token.lower() in c.lower() for c in claimed):
-                    continue
-                if any(w in heads for w in tx.content_words(" ".join(tokens[k + 1:k + 4]))):
-                    return token
+            if any(c.lower() in token.lower() or token.lower() in c.lower() for c in claimed):
+                continue
+            if any(w in heads for w in tx.content_words(" ".join(tokens[k + 1:k + 4]))):
+                return token
     return None
 
 
@@ -525,8 +525,7 @@ def check_claim(
     # "contradicted", not merely a word short)
     wordy = (claim_words - tx.numbers(body)) or claim_words  # "first" stays a word: numbers() leaves it out
     window_words = set(tx.content_words(evidence.text))
-    found = [w for w in wordy if w in window_words or (w not in names and related_form(w, window_words))]
-    coverage = len(found) / len(wordy) if wordy is not claim_words else evidence.coverage
+    coverage = covered(wordy, window_words, names)
     coverage_ok = coverage >= SUPPORT_THRESHOLD
     checks.append(Check("coverage", coverage_ok, f"{coverage:.2f} of the claim's words in the evidence"))
     if coverage_ok:
@@ -656,6 +655,18 @@ YES_WORDS = frozenset("yes yeah yep correct true".split())
 NO_WORDS = frozenset("no nope incorrect false".split())
 
 
+def bare_answer(text: str) -> bool | None:
+    """True for a bare "yes" (one or two words of it: "Yes.", "yes, correct"), False for a bare "no", else None."""
+    said = tx.words(text)
+    if not 0 < len(said) <= 2:
+        return None
+    if all(w in YES_WORDS for w in said):
+        return True
+    if all(w in NO_WORDS for w in said):
+        return False
+    return None
+
+
 def proposition(question: str) -> str | None:
     """The statement a yes/no question asks about ("Are A and B both P?" -> "A and B both P"); None otherwise."""
     match = _YES_NO_QUESTION.match(question)
@@ -676,14 +687,8 @@ def verify_answer(
     takes its verdict. A bare "no" denies it: contradicted when the sources say the statement (in any given
     document), supported only when they contradict it, otherwise unsupported (not saying is not denying).
     """
-    said = tx.words(answer)
     statement = proposition(question)
-    polarity = None
-    if said and statement and len(said) <= 2:
-        if said[0] in YES_WORDS and all(w in YES_WORDS for w in said):
-            polarity = True
-        elif said[0] in NO_WORDS and all(w in NO_WORDS for w in said):
-            polarity = False
+    polarity = bare_answer(answer)
     if polarity is None or statement is None:
         return verify_claim(answer, documents, cited, search, checker)
     result = verify_claim(statement, documents, cited, search, checker)
