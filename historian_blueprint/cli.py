@@ -4,13 +4,29 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 
 import click
 from flask import current_app
 from flask.cli import AppGroup
 
 from historian_blueprint import config as cfg
-from historian_blueprint import get_state, get_store, migrate
+from historian_blueprint import migrate
+from historian_blueprint.app import get_state, get_store
+from historian_blueprint.bench import common as bench_common
+from historian_blueprint.bench import graph as bench_graph
+from historian_blueprint.bench import indexing as bench_indexing
+from historian_blueprint.bench import query as bench_query
+from historian_blueprint.bench import retrieval as bench_retrieval
+from historian_blueprint.corpus.loader import load_corpus
+from historian_blueprint.evaluation import harness
+from historian_blueprint.graph.export import to_markdown
+from historian_blueprint.graph.run import ask
+from historian_blueprint.index import service
+from historian_blueprint.llm.doctor import diagnose
+from historian_blueprint.settings import LLMSettings
+from historian_blueprint.verify.service import check_draft
 
 
 def build_cli() -> AppGroup:
@@ -31,8 +47,6 @@ def build_cli() -> AppGroup:
     @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
     def load_corpus_command(paths: tuple[str, ...]) -> None:
         """Upsert documents from JSONL/JSON files (optionally .gz) by id into the documents collection."""
-        from historian_blueprint.corpus.loader import load_corpus
-
         report = load_corpus(get_store(), paths)
         for error in report.errors:
             click.echo(f"error: {error}", err=True)
@@ -57,18 +71,13 @@ def _register_index_commands(group: AppGroup) -> None:
     @click.option("--retry-failed", is_flag=True, help="Re-run only the documents that failed last time.")
     def reindex_command(full: bool, retry_failed: bool) -> None:
         """Bring the search index up to date (incremental by content hash), with a progress bar."""
-        import time
-
-        from historian_blueprint.index import jobs, service
-
         try:
             job_id = service.start_reindex(full=full, retry_failed=retry_failed, user="cli")
-        except (jobs.ReindexBusy, ValueError) as exc:
+        except (service.ReindexBusy, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
-        store = get_store()
         phase, bar = None, None
         while True:
-            job = store.jobs.find_one({"_id": job_id})
+            job = service.find_job(job_id)
             if job["phase"] != phase and job["phase"] in ("scan", "embed", "write"):
                 if bar:
                     bar.render_finish()
@@ -105,12 +114,8 @@ def _register_bench_commands(group: AppGroup) -> None:
     )
 
     def paths(workdir: str | None, data: str | None) -> tuple:
-        from pathlib import Path
-
-        from historian_blueprint.bench.common import default_data_dir
-
         root = Path(workdir) if workdir else get_state().data_dir / "bench"
-        data_dir = Path(data) if data else default_data_dir()
+        data_dir = Path(data) if data else bench_common.default_data_dir()
         if not (data_dir / "eval").is_dir():
             raise click.ClickException(f"no labeled data at {data_dir}: pass --data DIR (the folder with eval/ and scale/)")
         root.mkdir(parents=True, exist_ok=True)
@@ -126,9 +131,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
         """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
-        from historian_blueprint.bench import retrieval
-
-        emit(retrieval.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
+        emit(bench_retrieval.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
 
     @bench.command("index")
     @workdir_option
@@ -136,13 +139,9 @@ def _register_bench_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def bench_index(workdir, limit_docs, as_json) -> None:
         """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
-        from pathlib import Path
-
-        from historian_blueprint.bench import indexing
-
         root = Path(workdir) if workdir else get_state().data_dir / "bench"
         root.mkdir(parents=True, exist_ok=True)
-        emit(indexing.run(root, limit_docs=limit_docs), as_json)
+        emit(bench_indexing.run(root, limit_docs=limit_docs), as_json)
 
     @bench.command("graph")
     @workdir_option
@@ -151,9 +150,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def bench_graph(workdir, data, n, as_json) -> None:
         """Warm ask latency and verify latency of five-sentence drafts on the sample corpus (p50/p95)."""
-        from historian_blueprint.bench import graph
-
-        emit(graph.run(*paths(workdir, data), n=n), as_json)
+        emit(bench_graph.run(*paths(workdir, data), n=n), as_json)
 
     @bench.command("llm")
     @workdir_option
@@ -162,9 +159,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def bench_llm(workdir, data, n, as_json) -> None:
         """LLM-engine graph overhead outside model calls, against a zero-latency local test server."""
-        from historian_blueprint.bench import graph
-
-        emit(graph.run_llm(*paths(workdir, data), n=n), as_json)
+        emit(bench_graph.run_llm(*paths(workdir, data), n=n), as_json)
 
     @bench.command("query")
     @workdir_option
@@ -174,14 +169,12 @@ def _register_bench_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def bench_query(workdir, data, corpus, n, as_json) -> None:
         """Retrieval p50/p95 latency (warm) and RSS; the scale index is built once and kept."""
-        from historian_blueprint.bench import query
-
         root, data_dir = paths(workdir, data)
         result = {}
         if corpus in ("sample", "both"):
-            result["sample"] = query.run_sample(root, data_dir, n)
+            result["sample"] = bench_query.run_sample(root, data_dir, n)
         if corpus in ("scale", "both"):
-            result["scale"] = query.run_scale_in_child(root, data_dir, n)
+            result["scale"] = bench_query.run_scale_in_child(root, data_dir, n)
         result["targets"] = {"p95_ms": 150, "rss_mb": 1536}
         emit(result, as_json)
 
@@ -196,27 +189,19 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
     def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
         """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
-        from historian_blueprint.graph.export import to_markdown
-        from historian_blueprint.graph.run import ask
-        from historian_blueprint.index.generation import IndexMismatch
-        from historian_blueprint.index.retriever import IndexNotBuilt
-
         def progress(event: dict) -> None:
             if not quiet:
                 click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
 
         try:
             output = ask(question, user_id="cli", on_event=progress, profile=profile, parent_id=parent)
-        except (IndexNotBuilt, IndexMismatch, LookupError) as exc:
+        except (service.IndexNotBuilt, service.IndexMismatch, LookupError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
 
     @group.command("doctor")
     def doctor_command() -> None:
         """Check the LLM endpoint (reachable, model listed, a tiny structured call) and explain what is wrong."""
-        from historian_blueprint.llm.doctor import diagnose
-        from historian_blueprint.llm.settings import LLMSettings
-
         config = current_app.config
         findings = diagnose(LLMSettings.from_config(config), config["HISTORIAN_ENGINE"])
         for finding in findings:
@@ -232,10 +217,6 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
     def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None, fmt: str) -> None:
         """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
-        from pathlib import Path
-
-        from historian_blueprint.verify.service import check_draft
-
         if path:
             text = Path(path).read_text(encoding="utf-8")
         if not text:
@@ -265,12 +246,8 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def eval_command(path: str, limit: int | None, report_dir: str | None, as_json: bool) -> None:
         """Verify every labeled claim of a file; print detection, false positives, calibration, baseline."""
-        from pathlib import Path
-
-        from historian_blueprint.evaluation.harness import run, write_report
-
-        result = run(Path(path), limit=limit)
+        result = harness.run(Path(path), limit=limit)
         if report_dir:
-            json_path, png_path = write_report(result, Path(report_dir))
+            json_path, png_path = harness.write_report(result, Path(report_dir))
             result["report"] = {"json": str(json_path), "reliability_png": str(png_path)}
         click.echo(json.dumps(result, indent=None if as_json else 2))

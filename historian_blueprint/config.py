@@ -95,6 +95,10 @@ NON_CONFIG_ENV = ("HISTORIAN_DEMO_", "HISTORIAN_TEST_")
 
 PROFILES = ("default", "research", "course")
 
+# The LLM engine's roles and what HISTORIAN_LLM_ROLES may set for each (defaults: settings.py).
+ROLES = ("planner", "composer", "challenger", "interrogator", "counter_arguer", "judge", "refiner")
+ROLE_OPTIONS = ("model", "temperature", "max_tokens", "timeout", "base_url", "api_key")
+
 
 class ConfigError(ValueError):
     """A Historian configuration key or value is wrong."""
@@ -212,8 +216,6 @@ def validate(values: Mapping[str, Any]) -> None:
     for name in ("id", "title", "text"):
         if not values["FIELDS"].get(name, DEFAULT_FIELDS[name]):
             fail("FIELDS", f"the {name!r} field cannot be empty")
-    from historian_blueprint.llm.settings import ROLE_OPTIONS, ROLES
-
     for role, opts in (values["LLM_ROLES"] or {}).items():
         if role not in ROLES:
             fail("LLM_ROLES", f"unknown role {role!r}; roles: {', '.join(ROLES)}")

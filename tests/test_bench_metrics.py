@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from historian_blueprint.bench.common import percentile
 from historian_blueprint.bench.retrieval import paragraph_spans, score_ranking
-from historian_blueprint.index.retriever import Hit
+from historian_blueprint.index.service import Hit
 
 
 def hit(source_id: str, text: str = "", start: int = 0, end: int = 10) -> Hit:

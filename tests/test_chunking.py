@@ -7,7 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from historian_blueprint.index.chunking import Layout, chunk_document
+from historian_blueprint.index.chunking import chunk_document
+from historian_blueprint.text.spans import Layout
 from tests.conftest import REPO
 
 CORPUS = REPO / "historian_blueprint" / "demo" / "corpus"

@@ -8,7 +8,7 @@ import pytest
 
 from historian_blueprint import get_store
 from historian_blueprint.graph.run import ask, make_context
-from historian_blueprint.graph.state import REFUSAL_PREFIX, Output
+from historian_blueprint.schema import REFUSAL_PREFIX, Output
 from historian_blueprint.verify.service import check_draft
 from tests.conftest import REPO, make_plain_app, small_docs
 from tests.test_index import run_reindex
@@ -124,7 +124,7 @@ def test_a_failing_check_never_verifies(app):
 
     with app.app_context():
         from historian_blueprint.verify.draft import verify_draft
-        from historian_blueprint.verify.reports import Caps
+        from historian_blueprint.settings import Caps
         from historian_blueprint.verify.service import collection_search, document_getter
 
         result = verify_draft(WELL_CITED, get_document=document_getter(), search=collection_search(), caps=Caps(), checker=broken)
@@ -155,7 +155,7 @@ def test_verify_and_ask_commands(app):
 
 
 def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
-    from historian_blueprint.graph import offline
+    from historian_blueprint.roles import extractive as offline
 
     def hit(source_id, author, text):
         return {"source_id": source_id, "title": f"Annual Message by {author}", "author": author, "year": 1931,

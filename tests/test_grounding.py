@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from historian_blueprint.verify.draft import split_claims
-from historian_blueprint.verify.grounding import SourceText, check_claim
+from historian_blueprint.schema import SourceText
+from historian_blueprint.text.claims import split_claims
+from historian_blueprint.verify.grounding import check_claim
 
 MAGAZINES = SourceText(
     "k", "El Nuevo Cojo Ilustrado is an American online Spanish language magazine published from Los Angeles, "
@@ -37,8 +38,8 @@ def test_a_question_is_not_a_supported_claim_and_drafts_skip_questions():
 
 
 def test_a_question_for_a_specific_thing_is_refused_when_no_evidence_gives_it():
-    from historian_blueprint.graph import offline
-    from historian_blueprint.graph.state import Fact
+    from historian_blueprint.roles import extractive as offline
+    from historian_blueprint.schema import Fact
 
     def fact(text, n):
         return Fact(source_id=f"d{n}", title="Message", year=1893, start=0, end=len(text), text=text, locator="p. 1",
@@ -61,7 +62,8 @@ def test_names_are_matched_as_whole_words():
 
 
 def test_a_claim_that_drops_the_prefix_of_a_cited_word_is_flagged():
-    from historian_blueprint.verify.grounding import Cited, LOCAL_RADIUS
+    from historian_blueprint.schema import Cited
+    from historian_blueprint.verify.evidence import LOCAL_RADIUS
 
     head = "word " * 200 + "The Senate disapproved the treaty, the record says"
     inside = head.index("disapproved") + 3
@@ -221,7 +223,7 @@ def test_a_life_span_in_parentheses_says_born_and_died():
 
 def test_second_review_cases():
     """Each of these was called supported (or wrongly contradicted) by the first round of review fixes."""
-    from historian_blueprint.verify import text as tx
+    from historian_blueprint.text import normalize as tx
 
     penny = SourceText("c", "The 1909 penny is rare. The winter was mild. He visited Paris every summer.")
     assert check_claim("The 1909 penny is common.", [penny]).flagged

@@ -14,7 +14,8 @@ import pytest
 from historian_blueprint import get_state, get_store
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index import jobs, service
-from historian_blueprint.index.builder import IndexSettings, reindex
+from historian_blueprint.index.builder import reindex
+from historian_blueprint.settings import IndexSettings
 from historian_blueprint.index.retriever import Filters, IndexHolder, IndexNotBuilt
 from tests.conftest import make_plain_app, small_docs
 

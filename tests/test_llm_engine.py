@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from historian_blueprint.graph.run import ask, llm_engine, make_context
+from historian_blueprint.graph.run import ask, engine, make_context
 from historian_blueprint.llm.budget import fit
 from historian_blueprint.llm.client import LLMClient, ResponseCache
 from historian_blueprint.llm.parsing import ParseError, extract_json
-from historian_blueprint.llm.settings import LLMSettings
+from historian_blueprint.settings import LLMSettings
 from tests import llm_fakes as fx
 from tests.test_graph import corpus_docs
 from tests.conftest import make_plain_app
@@ -32,7 +32,7 @@ def run(app, models, **settings):
     with app.app_context():
         base = LLMSettings.from_config(app.config).with_(backoff=0.0, **settings)
         client = LLMClient(base, factory=fx.factory(models), sleep=lambda s: None)
-        out = ask(QUESTION, context=make_context(llm=llm_engine(client)))
+        out = ask(QUESTION, context=make_context(engine=engine(client)))
         content = {c["id"]: c for c in out["citations"]}
         from historian_blueprint.verify.service import document_getter
 
@@ -133,9 +133,9 @@ def test_asking_again_is_served_from_the_cache(app, tmp_path):
         settings = LLMSettings.from_config(app.config)
         models = fx.scripted_roles()
         client = LLMClient(settings, factory=fx.factory(models), cache=cache)
-        first = ask(QUESTION, context=make_context(llm=llm_engine(client)))
+        first = ask(QUESTION, context=make_context(engine=engine(client)))
         calls = {role: len(m.calls) for role, m in models.items()}
-        second = ask(QUESTION, context=make_context(llm=llm_engine(client)))
+        second = ask(QUESTION, context=make_context(engine=engine(client)))
     assert {role: len(m.calls) for role, m in models.items()} == calls  # no model was called again
     assert second["answer"] == first["answer"]
     assert second["metadata"]["tokens"]["prompt"] == 0
@@ -179,9 +179,8 @@ def test_one_unsupported_sentence_is_revised_away(app):
 
 
 def test_offline_revision_replaces_failed_prose_with_the_findings_that_remain():
-    from historian_blueprint.graph import offline
-    from historian_blueprint.graph.state import Answer, Citation
-    from historian_blueprint.verify.grounding import Cited
+    from historian_blueprint.roles import extractive as offline
+    from historian_blueprint.schema import Answer, Cited, Citation
 
     cites = [Citation(id=n, source_id="d", title="t", author=None, year=None, locator="para 1", text=f"fact {n}",
                       start=0, end=6) for n in (1, 2, 3)]
@@ -190,7 +189,7 @@ def test_offline_revision_replaces_failed_prose_with_the_findings_that_remain():
     revised = offline.revise(draft, {4})
     assert "unsupported" not in revised.answer and revised.answer.startswith("After verification, 3 findings remain")
     assert offline.revise(draft, set()) is draft
-    from historian_blueprint.graph.nodes import narrative_claims
+    from historian_blueprint.verify.composed import narrative_claims
 
     assert [c for c, _ in narrative_claims(draft)] == ["The first fact is here.", "Something unsupported was said."]
     assert narrative_claims(draft)[0][1] == [Cited("d", 0, 6)]  # the span [1] names; unmarked: every citation

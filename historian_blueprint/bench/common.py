@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint import Historian, get_store
+from historian_blueprint.app import get_store, setup
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.index import service
 
@@ -29,14 +29,15 @@ def default_data_dir() -> Path:
 
 
 def workspace(root: Path, name: str, **config: Any) -> Flask:
-    """Return a bare app with Historian whose data lives in ``root/name`` (kept between runs)."""
+    """Return a bare app with Historian's state and storage (no pages, no commands) whose data lives in
+    ``root/name`` (kept between runs)."""
     root = Path(root).resolve()
     app = Flask(f"bench_{name}", instance_path=str(root / name / "instance"))
     app.config.update(
         SECRET_KEY="bench", HISTORIAN_AUTO_MIGRATE=True, HISTORIAN_LOGIN_REQUIRED=False,
         HISTORIAN_DATA_DIR=str(root / name), **config,
     )
-    Historian(app)
+    setup(app)
     return app
 
 
@@ -54,7 +55,7 @@ def ensure_index(app: Flask, full: bool = False) -> dict[str, Any]:
     with app.app_context():
         job_id = service.start_reindex(full=full, background=False, user="bench")
         service.run_claimed(job_id)
-        job = get_store().jobs.find_one({"_id": job_id})
+        job = service.find_job(job_id)
     if job["state"] not in ("succeeded", "succeeded_with_errors"):
         raise RuntimeError(f"reindex failed: {job.get('message')}")
     return job

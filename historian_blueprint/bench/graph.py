@@ -6,7 +6,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, workspace
+from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
+from historian_blueprint.graph.run import ask, engine, make_context
+from historian_blueprint.llm.client import LLMClient
+from historian_blueprint.schema import Output
+from historian_blueprint.settings import LLMSettings
+from historian_blueprint.verify.service import check_draft
 
 
 def five_sentence_drafts(data: Path, n: int) -> list[str]:
@@ -21,10 +29,6 @@ def five_sentence_drafts(data: Path, n: int) -> list[str]:
 
 def _valid(result: dict[str, Any]) -> bool:
     """The run's output validates against the output schema."""
-    from pydantic import ValidationError
-
-    from historian_blueprint.graph.state import Output
-
     try:
         Output.model_validate(result)
         return True
@@ -33,9 +37,6 @@ def _valid(result: dict[str, Any]) -> bool:
 
 
 def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
-    from historian_blueprint.graph.run import ask
-    from historian_blueprint.verify.service import check_draft
-
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
     ensure_index(app)
@@ -80,11 +81,6 @@ def run_llm(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     ``overhead`` = ask wall time − the time spent inside model calls (HTTP round trips to the local server
     included in the latter; parallel roles are summed, so the overhead is never flattered).
     """
-    from historian_blueprint.graph.run import ask, llm_engine, make_context
-    from historian_blueprint.llm.client import LLMClient
-    from historian_blueprint.llm.settings import LLMSettings
-    from historian_blueprint.llm.testserver import OpenAICompatibleServer, faithful_responder
-
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
     ensure_index(app)
@@ -92,11 +88,11 @@ def run_llm(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     with OpenAICompatibleServer(faithful_responder, models=("bench-model",)) as server, app.app_context():
         settings = LLMSettings.from_config(app.config).with_(base_url=server.url, model="bench-model", api_key="x", cache_ttl=0)
         client = LLMClient(settings)
-        ask(questions[0], context=make_context(llm=llm_engine(client)))  # warm
+        ask(questions[0], context=make_context(engine=engine(client)))  # warm
         total_ms, model_ms, overhead_ms, calls = [], [], [], []
         for q in questions:
             t0 = time.perf_counter()
-            out = ask(q, context=make_context(llm=llm_engine(client)))
+            out = ask(q, context=make_context(engine=engine(client)))
             total = (time.perf_counter() - t0) * 1000
             roles = out["metadata"]["tokens"]["per_role"]
             inside = sum(r["ms"] for r in roles.values())

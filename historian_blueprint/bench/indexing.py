@@ -8,10 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint import get_store
+from historian_blueprint.app import get_store
 from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, workspace
 from historian_blueprint.index import service
-from historian_blueprint.index.builder import context_header, indexed_text
 
 CHANGE_MARK = " [Benchmark edit: this sentence was appended to change the document.]"
 
@@ -35,7 +34,7 @@ def run(root: Path, limit_docs: int | None = None, seed: int = 7) -> dict[str, A
         # the raw encode sees exactly what the build encoded: each chunk with its context header
         use_header = loaded.manifest.get("context_header", False)
         texts = [
-            indexed_text(context_header(loaded.documents[s]) if use_header else "", t)
+            service.indexed_text(service.context_header(loaded.documents[s]) if use_header else "", t)
             for s, t in zip(loaded.rows.source_ids, loaded.rows.texts)
         ]
         model = service.embedder()

@@ -57,7 +57,7 @@ def run_scale(root: Path, data: Path, n: int) -> dict[str, Any]:
     ensure_documents(app, [data / "scale" / "chronam_1916_01_all.jsonl.gz"])
     job = ensure_index(app)
     with app.app_context():
-        from historian_blueprint import get_store
+        from historian_blueprint.app import get_store
 
         first_build = get_store().jobs.find_one({"kind": "reindex", "noop": False, "state": {"$regex": "^succeeded"}},
                                                 sort=[("finished_at", 1)])

@@ -9,21 +9,20 @@ from typing import Any
 
 from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
 from historian_blueprint.index import service
-from historian_blueprint.index.retriever import Hit
 
 KS = (1, 6, 12)
 MODES = ("hybrid", "bm25", "dense")
 _PARA_BREAK = re.compile(r"\n\n")
 
 
-def score_ranking(relevant: Callable[[Hit], bool], hits: list[Hit]) -> tuple[dict[int, float], float]:
+def score_ranking(relevant: Callable[[service.Hit], bool], hits: list[service.Hit]) -> tuple[dict[int, float], float]:
     """Return hit@k for each k and the reciprocal rank of the first relevant hit."""
     first = next((i for i, h in enumerate(hits) if relevant(h)), None)
     recall = {k: float(first is not None and first < k) for k in KS}
     return recall, (1.0 / (first + 1)) if first is not None else 0.0
 
 
-def evaluate(app: Any, items: list[tuple[str, Callable[[Hit], bool]]]) -> dict[str, dict[str, float]]:
+def evaluate(app: Any, items: list[tuple[str, Callable[[service.Hit], bool]]]) -> dict[str, dict[str, float]]:
     """Run every query in every mode; average recall@k and MRR."""
     out: dict[str, dict[str, float]] = {}
     with app.app_context():
@@ -52,7 +51,7 @@ def historian_qa(root: Path, data: Path) -> dict[str, Any]:
                 continue
             golds = [(g["source_id"], g["quote"]) for g in q["gold"]]
 
-            def relevant(hit: Hit, golds: list[tuple[str, str]] = golds) -> bool:
+            def relevant(hit: service.Hit, golds: list[tuple[str, str]] = golds) -> bool:
                 return any(hit.source_id == sid and quote in hit.text for sid, quote in golds)
 
             reachable += any(
@@ -93,7 +92,7 @@ def timeqa(root: Path, data: Path, limit: int | None = None) -> dict[str, Any]:
         if not golds:
             continue
 
-        def relevant(hit: Hit, golds: list[tuple[str, int, int]] = golds) -> bool:
+        def relevant(hit: service.Hit, golds: list[tuple[str, int, int]] = golds) -> bool:
             for sid, start, end in golds:
                 overlap = min(hit.end, end) - max(hit.start, start)
                 if hit.source_id == sid and overlap >= min(100, (end - start) / 2):

@@ -20,6 +20,8 @@ from flask_login import LoginManager, UserMixin, current_user, login_required, l
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from historian_blueprint import Historian, get_store
+from historian_blueprint.corpus.loader import load_corpus
+from historian_blueprint.index import service
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 PAGE_SIZE = 20
@@ -86,8 +88,6 @@ def ensure_users(users_collection: Any, spec: str | None, out: Any = None) -> No
 
 def load_sample_corpus_once(store: Any) -> None:
     """Load the bundled sample corpus on first start only."""
-    from historian_blueprint.corpus.loader import load_corpus
-
     if store.meta.find_one({"_id": _CORPUS_MARKER}):
         return
     report = load_corpus(store, sorted(CORPUS_DIR.glob("*.jsonl")))
@@ -201,15 +201,12 @@ def serve_command(port: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""
     from flask import current_app
 
-    from historian_blueprint.index import jobs, service
-    from historian_blueprint.index.generation import current_generation
-
     app = current_app._get_current_object()
-    if current_generation(get_store()) is None:
+    if service.current_generation(get_store()) is None:
         try:
             service.start_reindex(user="demo")
             click.echo("Building the search index in the background (progress on the admin page, /historian/admin/reindex).")
-        except jobs.ReindexBusy:
+        except service.ReindexBusy:
             pass
     click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
     app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False)

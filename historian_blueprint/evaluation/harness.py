@@ -18,12 +18,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
-from historian_blueprint.index.bm25 import STOPWORDS
-from historian_blueprint.index.chunking import Layout
-from historian_blueprint.verify import text as tx
-from historian_blueprint.verify.grounding import Cited, ClaimResult, SourceText, verify_answer, verify_claim
-from historian_blueprint.verify.schema import to_verdict
-from historian_blueprint.verify.sources import DocumentSearch
+from historian_blueprint.index.service import search_documents
+from historian_blueprint.schema import Cited, SourceText
+from historian_blueprint.text.spans import Layouts
+from historian_blueprint.text.words import STOPWORDS, number_vocabulary, numbers
+from historian_blueprint.verify.confidence import to_verdict
+from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.grounding import verify_answer, verify_claim
 
 FLAGGED_LABELS = ("unsupported", "partially_supported")
 
@@ -48,7 +49,7 @@ def lexical_baseline(items: list[dict[str, Any]], texts: list[str]) -> dict[str,
         claim_words = _baseline_words(item["claim"])
         doc_words = _baseline_words(text)
         share = len(claim_words & doc_words) / len(claim_words) if claim_words else 1.0
-        numbers_ok = tx.numbers(item["claim"]) <= tx.number_vocabulary(text)
+        numbers_ok = numbers(item["claim"]) <= number_vocabulary(text)
         rows.append((share, numbers_ok, item["label"] not in FLAGGED_LABELS))
     best = (0.0, 0.0)
     for threshold in sorted({r[0] for r in rows} | {0.0, 1.01}):
@@ -90,7 +91,7 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
     search = None
     if any("content" not in d for item in items for d in item["documents"]):
         corpus = sample_corpus()
-        search = DocumentSearch(corpus.values())
+        search = search_documents(list(corpus.values()))
 
     per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     flagged_true = flagged_false = n_true = n_false = 0
@@ -111,8 +112,7 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
         latencies.append((time.perf_counter() - t0) * 1000)
         by_id = corpus if corpus is not None else {d.source_id: d for d in documents}
         try:
-            layout = {result.evidence.source_id: Layout(by_id[result.evidence.source_id].text)} if result.evidence else {}
-            verdict = to_verdict(1, result, layout)
+            verdict = to_verdict(1, result, Layouts(), lambda source_id: by_id[source_id].text)
             valid += 1
         except (ValidationError, KeyError):
             verdict = None

@@ -5,29 +5,28 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from typing import Any
 
 from flask import current_app
 
-from historian_blueprint import get_store
+from historian_blueprint.app import get_state, get_store
+from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.graph import compiled
 from historian_blueprint.graph.nodes import Context
-from historian_blueprint.graph.state import Output
 from historian_blueprint.index import service
-from historian_blueprint.index.generation import IndexMismatch
-from historian_blueprint.index.retriever import IndexNotBuilt
-from historian_blueprint.verify.reports import Caps
+from historian_blueprint.llm.client import LLMClient, ResponseCache
+from historian_blueprint.llm.prompts import load_calibration
+from historian_blueprint.roles.base import Engine
+from historian_blueprint.roles.llm import LLMEngine, llm_engine
+from historian_blueprint.roles.offline import offline_engine
+from historian_blueprint.schema import Output
+from historian_blueprint.settings import Caps, LLMSettings, RunSettings, read
 from historian_blueprint.verify.service import collection_search, document_getter
 
-PROMPT_VERSION = "offline-1"
 
-
-def llm_client() -> Any:
+def llm_client() -> LLMClient:
     """The app's LLM client (one per app: chat models and the response cache are shared by its runs)."""
-    from historian_blueprint import get_state
-    from historian_blueprint.llm.client import LLMClient, ResponseCache
-    from historian_blueprint.llm.settings import LLMSettings
-
     state = get_state()
     if "llm_client" not in state.extras:
         settings = LLMSettings.from_config(current_app.config)
@@ -36,18 +35,23 @@ def llm_client() -> Any:
     return state.extras["llm_client"]
 
 
-def llm_engine(client: Any = None) -> Any:
-    """A fresh per-run engine (its own token usage) over the app's client."""
-    from historian_blueprint.llm.prompts import load_calibration
-    from historian_blueprint.llm.roles import LLMEngine
-
-    client = client or llm_client()
-    return LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
-
-
-def make_context(**overrides: Any) -> Context:
-    """The nodes' view of this app: retrieval, documents, settings."""
+def engine(client: LLMClient | None = None, kind: str | None = None) -> Engine:
+    """The roles of one run, from the configured engine (``kind``: "embedded" or "llm"; ``client``: the LLM engine
+    over this client, e.g. one with a scripted model). An LLM run gets its own token usage."""
     config = current_app.config
+    caps = Caps.from_config(config)
+    if client is None and (kind or config["HISTORIAN_ENGINE"]) != "llm":
+        return offline_engine(caps)
+    client = client or llm_client()
+    llm = LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
+    return llm_engine(llm, caps, read(RunSettings, config).context_tokens)
+
+
+def make_context(profile: str | None = None, **overrides: Any) -> Context:
+    """The nodes' view of this app: retrieval, documents, the engine, settings (``profile``: this run's)."""
+    config = current_app.config
+    if profile and profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
 
     def retrieve(query: str, top_k: int) -> list[dict[str, Any]]:
         return [h.to_dict() for h in service.retrieve(query, top_k=top_k)]
@@ -55,22 +59,13 @@ def make_context(**overrides: Any) -> Context:
     get = document_getter()
     try:  # what retrieval searches: the serving generation's documents (no scan of the host collection per ask)
         n_documents = len(service.get_index().documents)
-    except (IndexNotBuilt, IndexMismatch):
+    except (service.IndexNotBuilt, service.IndexMismatch):
         n_documents = get_store().count_documents()
     context = Context(
-        retrieve=retrieve,
-        get_document=get,
-        search=collection_search(get),
-        caps=Caps.from_config(config),
-        top_k=config["HISTORIAN_RETRIEVAL_TOP_K"],
-        rerank_k=config["HISTORIAN_RETRIEVAL_RERANK_K"],
-        max_revisions=config["HISTORIAN_VERIFY_MAX_REVISION_ATTEMPTS"],
-        max_question_chars=config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"],
-        n_documents=n_documents,
-        context_tokens=config["HISTORIAN_LLM_CONTEXT_TOKENS"],
+        retrieve=retrieve, get_document=get, search=collection_search(get),
+        engine=overrides.pop("engine", None) or engine(), caps=Caps.from_config(config), n_documents=n_documents,
+        **asdict(read(RunSettings, config, profile)),
     )
-    if config["HISTORIAN_ENGINE"] == "llm" and "llm" not in overrides:
-        context.llm = llm_engine()
     for key, value in overrides.items():
         setattr(context, key, value)
     return context
@@ -105,7 +100,7 @@ def stream(
     """
     history, thread_id = thread_history(parent_id)
     run_id = uuid.uuid4().hex
-    context = context or make_context(**profile_overrides(profile))
+    context = context or make_context(profile)
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
@@ -121,20 +116,13 @@ def stream(
     state = final or {}
     output = dict(state.get("output") or {})
     refused = bool(output.pop("refusal", False))
-    engine = context.llm
-    if engine is not None:
-        models = {"embedding": service.embedder().name, **engine.models()}
-        tokens = {**engine.usage.totals(), "per_role": engine.usage.roles}
-        prompt_version = engine.prompt_version
-    else:
-        models = {"embedding": service.embedder().name, "composer": "extractive (offline)", "verifiers": "grounding checks (offline)"}
-        tokens, prompt_version = {"prompt": 0, "completion": 0}, PROMPT_VERSION
+    described = context.engine.describe()
     output["metadata"] = {
         "run_id": run_id,
-        "engine": "llm" if engine is not None else "embedded",
-        "models": models,
-        "prompt_version": prompt_version,
-        "tokens": tokens,
+        "engine": context.engine.name,
+        "models": {"embedding": service.embedder().name, **described["models"]},
+        "prompt_version": described["prompt_version"],
+        "tokens": described["tokens"],
         "latency_ms": {"total": round((time.perf_counter() - t0) * 1000, 2), **{e["node"]: e["ms"] for e in trace}},
         "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]} for h in state.get("hits", [])],
         "revisions": state.get("revisions", 0),
@@ -154,24 +142,6 @@ def stream(
          "index_generation": output["metadata"]["index_generation"]}
     )
     yield {"event": "done", "run_id": run_id, "output": output}
-
-
-def profile_overrides(profile: str | None) -> dict[str, Any]:
-    """Context settings of a profile chosen for one run (its retrieval and revision settings)."""
-    from historian_blueprint.config import PROFILES, profile_values
-
-    if not profile:
-        return {}
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-    values = {**profile_values("default"), **profile_values(profile)}
-    config = current_app.config
-    return {
-        "top_k": values.get("RETRIEVAL_TOP_K", config["HISTORIAN_RETRIEVAL_TOP_K"]),
-        "rerank_k": values.get("RETRIEVAL_RERANK_K", config["HISTORIAN_RETRIEVAL_RERANK_K"]),
-        "max_revisions": values.get("VERIFY_MAX_REVISION_ATTEMPTS", config["HISTORIAN_VERIFY_MAX_REVISION_ATTEMPTS"]),
-        "max_question_chars": values.get("LIMITS_MAX_QUESTION_CHARS", config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]),
-    }
 
 
 def ask(

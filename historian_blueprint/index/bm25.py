@@ -8,7 +8,6 @@ matrix and a query is a sparse column slice and sum.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,32 +15,9 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from historian_blueprint.text.words import tokenize
+
 K1, B, EPSILON = 1.5, 0.75, 0.25
-
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just me more most my
-    myself no nor not now of off on once only or other our ours ourselves out over own same she should so
-    some such than that the their theirs them themselves then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves""".split()
-)
-
-
-def stem(token: str) -> str:
-    """A light plural stemmer: railroads -> railroad, companies -> company."""
-    if len(token) > 4 and token.endswith("ies"):
-        return token[:-3] + "y"
-    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    return token
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens without stopwords, lightly stemmed."""
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
 
 
 class BM25Index:

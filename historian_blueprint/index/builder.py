@@ -18,6 +18,7 @@ import numpy as np
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index.bm25 import BM25Index, tokenize
 from historian_blueprint.index.chunking import chunk_document
+from historian_blueprint.settings import IndexSettings
 from historian_blueprint.store import Document, Store
 
 Progress = Callable[[str, int, int], None]
@@ -83,27 +84,6 @@ class EmbeddingCheckpoint:
 
     def clear(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
-
-
-@dataclass(frozen=True)
-class IndexSettings:
-    chunk_size: int = 700
-    chunk_overlap: int = 150
-    model_path: str | None = None
-    batch_size: int = 64
-    approximate_above: int = 200_000
-    context_header: bool = True
-
-    @classmethod
-    def from_config(cls, config: Any) -> IndexSettings:
-        return cls(
-            chunk_size=config["HISTORIAN_INDEX_CHUNK_SIZE"],
-            chunk_overlap=config["HISTORIAN_INDEX_CHUNK_OVERLAP"],
-            model_path=config["HISTORIAN_INDEX_EMBEDDING_MODEL"],
-            batch_size=config["HISTORIAN_INDEX_BATCH_SIZE"],
-            approximate_above=config["HISTORIAN_INDEX_APPROXIMATE_ABOVE"],
-            context_header=config["HISTORIAN_INDEX_CONTEXT_HEADER"],
-        )
 
 
 @dataclass

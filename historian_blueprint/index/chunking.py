@@ -5,15 +5,10 @@ Invariant: for every chunk, ``text[chunk.start:chunk.end] == chunk.text``.
 
 from __future__ import annotations
 
-import bisect
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-# A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace,
-# or at a paragraph break (a blank line).
-_SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)|\n[ \t]*\n""")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+from historian_blueprint.text.spans import Layout, pieces, sentence_spans
 
 
 @dataclass(frozen=True)
@@ -24,85 +19,6 @@ class Chunk:
     end: int
     text: str
     locator: str
-
-
-class Layout:
-    """Paragraph, line and page positions of one text, for turning offsets into locators."""
-
-    def __init__(self, text: str, pages: Sequence[str] | None = None) -> None:
-        self.text = text
-        self.paragraph_starts = [0] + [m.end() for m in _PARAGRAPH_BREAK.finditer(text)]
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.page_starts = self._page_starts(text, pages) if pages else None
-        self._sentence_starts: list[int] | None = None
-
-    @staticmethod
-    def _page_starts(text: str, pages: Sequence[str]) -> list[int] | None:
-        starts, cursor = [], 0
-        for page in pages:
-            probe = str(page).strip()[:200]
-            if not probe:
-                starts.append(cursor)
-                continue
-            found = text.find(probe, cursor)
-            if found < 0:
-                return None  # pages do not line up with the text; fall back to paragraphs
-            starts.append(found)
-            cursor = found + len(probe)
-        return starts
-
-    def paragraph(self, offset: int) -> int:
-        """1-based paragraph number of an offset."""
-        return bisect.bisect_right(self.paragraph_starts, offset)
-
-    def line_in_paragraph(self, offset: int) -> int:
-        """1-based line number of an offset, counted from its paragraph's first line."""
-        para_start = self.paragraph_starts[self.paragraph(offset) - 1]
-        return bisect.bisect_right(self.line_starts, offset) - bisect.bisect_right(self.line_starts, para_start) + 1
-
-    def locate(self, start: int, end: int) -> str:
-        """Return "p. 4", "para 12, lines 3–5" or "paras 12–13" for the span [start, end)."""
-        last = max(start, end - 1)
-        if self.page_starts:
-            first_page = bisect.bisect_right(self.page_starts, start)
-            last_page = bisect.bisect_right(self.page_starts, last)
-            return f"p. {first_page}" if first_page == last_page else f"pp. {first_page}–{last_page}"
-        if len(self.paragraph_starts) == 1 and len(self.line_starts) == 1 and len(self.text) > 2000:
-            # one long unbroken paragraph (many transcribed speeches): count sentences instead
-            if self._sentence_starts is None:
-                self._sentence_starts = [s for s, _ in sentence_spans(self.text)] or [0]
-            s1 = bisect.bisect_right(self._sentence_starts, start)
-            s2 = bisect.bisect_right(self._sentence_starts, last)
-            return f"sentence {s1}" if s1 == s2 else f"sentences {s1}–{s2}"
-        p1, p2 = self.paragraph(start), self.paragraph(last)
-        if p1 != p2:
-            return f"paras {p1}–{p2}"
-        l1, l2 = self.line_in_paragraph(start), self.line_in_paragraph(last)
-        return f"para {p1}, line {l1}" if l1 == l2 else f"para {p1}, lines {l1}–{l2}"
-
-
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
-    """Yield (start, end) of each sentence-like unit in text[start:end], whitespace trimmed."""
-    end = len(text) if end is None else end
-    return _pieces(text, start, (m.end() for m in _SENTENCE_END.finditer(text, start, end)), end)
-
-
-def _pieces(text: str, start: int, cuts: Iterable[int], end: int) -> Iterator[tuple[int, int]]:
-    """Yield the non-blank, whitespace-trimmed spans between consecutive cut points."""
-    cursor = start
-    for cut in [*cuts, end]:
-        span = _trim(text, cursor, cut)
-        if span:
-            yield span
-        cursor = cut
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, end) if end > start else None
 
 
 def _long_cuts(text: str, start: int, end: int, size: int) -> Iterator[int]:
@@ -118,7 +34,7 @@ def units(text: str, size: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for s, e in sentence_spans(text):
         if e - s > size:
-            out.extend(_pieces(text, s, _long_cuts(text, s, e, size), e))
+            out.extend(pieces(text, s, _long_cuts(text, s, e, size), e))
         else:
             out.append((s, e))
     return out

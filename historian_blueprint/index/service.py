@@ -1,18 +1,33 @@
-"""The index as the app sees it: the configured embedder, the serving generation, retrieval, jobs."""
+"""The index's front door, as the app sees it: the configured embedder, the serving generation, retrieval,
+reindex jobs and the errors callers handle. Web pages, commands, the graph and verification use this
+module only, never the index's other modules.
+"""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app
 
-from historian_blueprint import get_state, get_store
+from historian_blueprint.app import get_state, get_store
 from historian_blueprint.index import jobs
-from historian_blueprint.index.builder import IndexSettings
+from historian_blueprint.index.builder import context_header, indexed_text
+from historian_blueprint.index.documents import DocumentSearch
 from historian_blueprint.index.embedding import Embedder, get_embedder
-from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, LoadedIndex, Mode, rerank
+from historian_blueprint.index.generation import IndexMismatch, current_generation
+from historian_blueprint.index.jobs import ReindexBusy
+from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, IndexNotBuilt, LoadedIndex, Mode, rerank
+from historian_blueprint.schema import SourceText
+from historian_blueprint.settings import IndexSettings, read
+
+__all__ = [
+    "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
+    "context_header", "current_generation", "embedder", "failed_documents", "find_job", "get_index", "holder",
+    "index_dir", "indexed_text", "recent_jobs", "retrieve", "run_claimed", "search_documents", "start_reindex",
+]
 
 
 def index_dir(app: Flask | None = None) -> Path:
@@ -62,6 +77,12 @@ def retrieve(
     return rerank(hits, rerank_k) if rerank_k else hits
 
 
+def search_documents(documents: Sequence[SourceText], k: int = 5) -> DocumentSearch:
+    """A lexical search over these documents, for when no index generation serves."""
+    return DocumentSearch(documents, k=k)
+
+
+# ----------------------------------------------------------------------------- reindex jobs
 def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str | None = None, background: bool = True) -> str:
     """Claim and start a reindex job; in the background (a thread) by default. Return the job id."""
     app = current_app._get_current_object()
@@ -77,7 +98,7 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
         with app.app_context():
             own = get_state(app).stores.open()
             try:
-                jobs.run(own, job_id, index_dir(app), IndexSettings.from_config(app.config), embedder(app))
+                jobs.run(own, job_id, index_dir(app), read(IndexSettings, app.config), embedder(app))
             except Exception:  # recorded in the job by jobs.run
                 pass
             finally:
@@ -92,6 +113,21 @@ def run_claimed(job_id: str, progress_store: Any = None) -> Any:
     """Run a claimed job in the calling thread (the CLI)."""
     app = current_app._get_current_object()
     try:
-        return jobs.run(progress_store or get_store(), job_id, index_dir(app), IndexSettings.from_config(app.config), embedder(app))
+        return jobs.run(progress_store or get_store(), job_id, index_dir(app), read(IndexSettings, app.config), embedder(app))
     finally:
         holder(app).invalidate()
+
+
+def find_job(job_id: str) -> dict[str, Any] | None:
+    """A reindex job's record (without its traceback), or None."""
+    return get_store().jobs.find_one({"_id": job_id}, {"traceback": 0})
+
+
+def failed_documents() -> list[str]:
+    """The documents the last reindex could not index (what "retry failed" would retry)."""
+    return jobs.failed_documents(get_store())
+
+
+def recent_jobs(limit: int = 20) -> list[dict[str, Any]]:
+    """The latest reindex jobs, newest first."""
+    return jobs.recent(get_store(), limit)

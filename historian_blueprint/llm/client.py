@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
 from historian_blueprint.llm.parsing import ParseError, parse_as
-from historian_blueprint.llm.settings import LLMSettings, RoleSettings
+from historian_blueprint.settings import LLMSettings, RoleSettings
 
 T = TypeVar("T", bound=BaseModel)
 ModelFactory = Callable[[RoleSettings], Any]

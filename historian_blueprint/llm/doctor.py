@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from historian_blueprint.llm.settings import ROLES, LLMSettings
+from historian_blueprint.config import ROLES
+from historian_blueprint.settings import LLMSettings
 
 
 @dataclass

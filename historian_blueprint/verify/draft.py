@@ -2,52 +2,18 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
-from historian_blueprint.index.chunking import Layout, sentence_spans
-from historian_blueprint.verify import text as tx
-from historian_blueprint.verify.grounding import (
-    Cited, ClaimResult, SourceText, bare_answer, proposition, verify_answer, verify_claim,
-)
-from historian_blueprint.verify.reports import (
-    Caps, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, challenge, counter_argue, interrogate, judge,
-)
-from historian_blueprint.verify.schema import ClaimVerdict, to_verdict
-
-_CITATION = re.compile(r"\s*\[(?:source:\s*)?([A-Za-z0-9][\w.:-]*)\]")
-
-
-class Verification(BaseModel):
-    """The verification of a set of claims: per-claim verdicts, the four reports, confidence and status."""
-
-    claims: list[ClaimVerdict]
-    challenge: ChallengeReport
-    interrogation: InterrogationReport
-    counter: CounterReport
-    judge: JudgeReport
-    confidence: float
-    status: str
-    latency_ms: float = 0.0
-
-
-def split_claims(text: str) -> list[tuple[str, list[str]]]:
-    """Split a draft into sentence claims, each with the source ids cited inline as ``[source-id]``.
-
-    Questions are left out: they assert nothing to check (``check_claim`` reports one given alone).
-    """
-    out = []
-    for start, end in sentence_spans(text):
-        sentence = text[start:end]
-        ids = _CITATION.findall(sentence)
-        claim = _CITATION.sub("", sentence).strip()
-        if len(claim.split()) >= 3 and not tx.is_question(claim):
-            out.append((claim, ids))
-    return out
+from historian_blueprint.schema import ClaimVerdict, Cited, SourceText, Verification
+from historian_blueprint.settings import Caps
+from historian_blueprint.text.claims import split_claims
+from historian_blueprint.text.spans import Layouts
+from historian_blueprint.verify.confidence import to_verdict
+from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.grounding import bare_answer, proposition, verify_answer, verify_claim
+from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge
 
 
 def verify_claims(
@@ -64,20 +30,19 @@ def verify_claims(
     t0 = time.perf_counter()
     verdicts: list[ClaimVerdict] = []
     failed_checks = False
-    layouts: dict[str, Layout] = {}
+    layouts = Layouts()
     for n, (claim, cited) in enumerate(claims, start=1):
         documents = [d for d in (get_document(c.source_id) for c in cited) if d is not None]
         if not cited and search is not None:
             documents = list(search(claim))
         result = verify_claim(claim, documents, cited, search, checker=checker)
         failed_checks |= any(c.name == "verifier" and not c.ok for c in result.checks)
-        if result.evidence and result.evidence.source_id not in layouts:
-            source = get_document(result.evidence.source_id) or next(
-                (d for d in documents if d.source_id == result.evidence.source_id), None
-            )
-            if source is not None:
-                layouts[source.source_id] = Layout(source.text)
-        verdicts.append(to_verdict(n, result, layouts))
+
+        def text_of(source_id: str) -> str | None:
+            source = get_document(source_id) or next((d for d in documents if d.source_id == source_id), None)
+            return source.text if source is not None else None
+
+        verdicts.append(to_verdict(n, result, layouts, text_of))
     ch = challenge(verdicts, caps)
     it = interrogate(verdicts, caps)
     co = counter_argue(verdicts, passages or [], caps)

@@ -7,11 +7,21 @@ from functools import lru_cache
 
 from flask import current_app
 
-from historian_blueprint import get_state, get_store
-from historian_blueprint.verify.draft import Verification, verify_draft
-from historian_blueprint.verify.grounding import SourceText
-from historian_blueprint.verify.reports import Caps
-from historian_blueprint.verify.sources import DocumentSearch, from_store
+from historian_blueprint.app import get_state, get_store
+from historian_blueprint.index import service
+from historian_blueprint.schema import SourceText, Verification
+from historian_blueprint.settings import Caps
+from historian_blueprint.verify.draft import verify_draft
+
+
+def as_source(doc) -> SourceText:
+    """A host document (store.Document) as the checks read it."""
+    return SourceText(doc.id, doc.text, doc.title, doc.author)
+
+
+def all_documents() -> list[SourceText]:
+    """Every document of the collection."""
+    return [as_source(d) for d in get_store().iter_documents()]
 
 
 def document_getter():
@@ -21,7 +31,7 @@ def document_getter():
     @lru_cache(maxsize=256)
     def get(source_id: str) -> SourceText | None:
         doc = store.get_document(source_id)
-        return SourceText(doc.id, doc.text, doc.title, doc.author) if doc else None
+        return as_source(doc) if doc else None
 
     return get
 
@@ -30,9 +40,6 @@ def collection_search(get=None, k: int = 5):
     """Search the collection for documents that could hold a claim: the index when built, else BM25 over documents.
 
     ``get`` is the request's document reader, so that search results and citations share one cache."""
-    from historian_blueprint.index import service
-    from historian_blueprint.index.retriever import IndexNotBuilt
-
     get = get or document_getter()
     try:
         service.get_index()
@@ -43,12 +50,12 @@ def collection_search(get=None, k: int = 5):
             return [d for d in map(get, ids) if d is not None]
 
         return search
-    except IndexNotBuilt:
+    except service.IndexNotBuilt:
         state = get_state()
         count = get_store().count_documents()
         cached = state.extras.get("document_search")
         if cached is None or cached[0] != count:
-            cached = (count, DocumentSearch(from_store(get_store()), k=k))
+            cached = (count, service.search_documents(all_documents(), k=k))
             state.extras["document_search"] = cached
         return cached[1]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 
-from historian_blueprint import get_state
+from historian_blueprint.app import get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 

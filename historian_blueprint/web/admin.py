@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
-from historian_blueprint import get_store
-from historian_blueprint.index import generation as gen
-from historian_blueprint.index import jobs, service
+from historian_blueprint.app import get_store
+from historian_blueprint.index import service
 from historian_blueprint.web.auth import admin_required, current_identity
 from historian_blueprint.web.csrf import csrf_token, protect
 
@@ -33,16 +32,16 @@ def register(bp: Blueprint) -> None:
     @admin_required
     def admin_reindex():
         store = get_store()
-        history = [job_view(j) for j in jobs.recent(store)]
+        history = [job_view(j) for j in service.recent_jobs()]
         active = next((j for j in history if j["state"] in ("queued", "running")), None)
         return render_template(
             "historian/admin_reindex.html",
-            serving=gen.current_generation(store),
+            serving=service.current_generation(store),
             documents=store.count_documents(),
             history=history,
             active=active,
             latest=history[0] if history else None,
-            failed=jobs.failed_documents(store),
+            failed=service.failed_documents(),
             csrf_token=csrf_token(),
             message=request.args.get("message"),
         )
@@ -58,14 +57,14 @@ def register(bp: Blueprint) -> None:
                 user=current_identity().user_id,
             )
             message = None
-        except (jobs.ReindexBusy, ValueError) as exc:
+        except (service.ReindexBusy, ValueError) as exc:
             message = str(exc)
         return redirect(url_for("historian.admin_reindex", message=message))
 
     @bp.get("/api/jobs/<job_id>")
     @admin_required
     def api_job(job_id: str):
-        job = get_store().jobs.find_one({"_id": job_id}, {"traceback": 0})
+        job = service.find_job(job_id)
         if job is None:
             return jsonify(error={"code": "not_found", "message": f"no job {job_id}"}), 404
         return jsonify(job_view(job))
@@ -79,7 +78,7 @@ def register(bp: Blueprint) -> None:
             job_id = service.start_reindex(
                 full=bool(body.get("full")), retry_failed=bool(body.get("retry_failed")), user=current_identity().user_id
             )
-        except jobs.ReindexBusy as exc:
+        except service.ReindexBusy as exc:
             return jsonify(error={"code": "busy", "message": str(exc), "job_id": exc.job_id}), 409
         except ValueError as exc:
             return jsonify(error={"code": "nothing_to_retry", "message": str(exc)}), 400

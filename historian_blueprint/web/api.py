@@ -5,8 +5,6 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 
 from historian_blueprint.index import service
-from historian_blueprint.index.generation import IndexMismatch
-from historian_blueprint.index.retriever import Filters, IndexNotBuilt
 from historian_blueprint.web.auth import login_required
 
 
@@ -44,7 +42,7 @@ def register(bp: Blueprint) -> None:
         mode = request.args.get("mode", "hybrid")
         if mode not in ("hybrid", "dense", "bm25"):
             raise BadRequest("mode must be hybrid, dense or bm25")
-        filters = Filters(
+        filters = service.Filters(
             collection=request.args.get("collection") or None,
             year_from=_int_arg("year_from", -10000, 10000),
             year_to=_int_arg("year_to", -10000, 10000),
@@ -54,8 +52,8 @@ def register(bp: Blueprint) -> None:
         try:
             hits = service.retrieve(query, top_k=top_k, rerank_k=rerank_k, mode=mode, filters=filters)
             generation = service.holder().loaded_generation
-        except IndexNotBuilt as exc:
+        except service.IndexNotBuilt as exc:
             return jsonify(error={"code": "index_not_built", "message": str(exc)}), 503
-        except IndexMismatch as exc:
+        except service.IndexMismatch as exc:
             return jsonify(error={"code": "index_mismatch", "message": str(exc)}), 409
         return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])

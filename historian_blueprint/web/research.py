@@ -10,11 +10,13 @@ from flask import (
     Blueprint, Response, current_app, jsonify, redirect, render_template, request, stream_with_context, url_for,
 )
 
-from historian_blueprint import get_store
+from historian_blueprint.app import get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.export import bibliography, to_markdown
-from historian_blueprint.index.generation import IndexMismatch
-from historian_blueprint.index.retriever import IndexNotBuilt
+from historian_blueprint.graph.run import ask, stream
+from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
+from historian_blueprint.text.markers import split_at_markers
+from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.auth import current_identity, login_required
 from historian_blueprint.web.csrf import csrf_token, protect
 
@@ -76,8 +78,6 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
 
 
 def _run_ask(question: str, profile: str | None, parent: str | None) -> dict[str, Any]:
-    from historian_blueprint.graph.run import ask
-
     try:
         return ask(question, user_id=_user(), parent_id=parent, profile=profile)
     except IndexNotBuilt as exc:
@@ -135,15 +135,7 @@ def register(bp: Blueprint) -> None:
     @bp.app_template_filter("historian_markers")
     def historian_markers(text: str) -> list[dict[str, Any]]:
         """Split text at its [n] citation markers, so the template can link them (and escape the rest)."""
-        pieces, at = [], 0
-        for m in re.finditer(r"\[(\d+)\]", text or ""):
-            if m.start() > at:
-                pieces.append({"text": text[at:m.start()], "n": None})
-            pieces.append({"text": m.group(0), "n": int(m.group(1))})
-            at = m.end()
-        if at < len(text or ""):
-            pieces.append({"text": text[at:], "n": None})
-        return pieces
+        return split_at_markers(text or "")
 
     @bp.app_template_global("historian_source_url")
     def source_url(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
@@ -181,8 +173,6 @@ def register(bp: Blueprint) -> None:
         user = _user()
 
         def events():
-            from historian_blueprint.graph.run import stream
-
             try:
                 for event in stream(question, user_id=user, parent_id=parent, profile=profile):
                     if event.get("event") == "done":
@@ -293,8 +283,6 @@ def register(bp: Blueprint) -> None:
                                error=error, csrf_token=csrf_token())
 
     def _check(text: str, sources: list[str], question: str | None = None) -> Any:
-        from historian_blueprint.verify.service import check_draft
-
         try:
             return check_draft(text, sources, question=question)
         except ValueError as exc:

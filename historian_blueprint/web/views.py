@@ -5,7 +5,9 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, render_template
 
 from historian_blueprint import config as cfg
-from historian_blueprint import get_state, get_store, migrate
+from historian_blueprint import migrate
+from historian_blueprint.app import get_state, get_store
+from historian_blueprint.index import service
 from historian_blueprint.web.auth import admin_required, current_identity, login_required
 
 
@@ -27,9 +29,7 @@ def status() -> dict:
 
 
 def _index_status(store) -> dict | None:
-    from historian_blueprint.index.generation import current_generation
-
-    record = current_generation(store)
+    record = service.current_generation(store)
     return {k: record[k] for k in ("generation", "chunks", "documents", "updated_at")} if record else None
 
 

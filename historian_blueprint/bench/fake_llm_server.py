@@ -1,4 +1,5 @@
-"""A small OpenAI-compatible chat server for tests, benchmarks and ``doctor`` demonstrations (127.0.0.1 only).
+"""A dev tool, not part of the product: a fake OpenAI-compatible chat server (127.0.0.1 only) that the
+tests and ``bench llm`` run the LLM engine against, and that shows ``doctor``'s diagnoses.
 
 It serves ``GET /v1/models`` and ``POST /v1/chat/completions`` (JSON mode, usage fields, streaming) and
 answers each Historian role with a reply computed by ``responder(role, messages)``; it can also play the

@@ -1,4 +1,9 @@
-"""Text normalization shared by the grounding checks: words, numbers, quotations, negations, scope."""
+"""Words: tokens, stems, numbers, names, and the word classes of the language the checks share.
+
+Two tokenizers on purpose: ``tokenize`` is the index's (BM25: lowercase, stopwords out, plurals folded);
+``words`` / ``content_words`` are the verifier's (contractions kept, irregular verbs folded, numbers as
+digits, words that carry no checkable fact left out).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,38 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from historian_blueprint.index.bm25 import STOPWORDS, stem
+from historian_blueprint.text.normalize import PHRASES, QUOTES, normalize
 
-_QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most my
+    myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+    some such than that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves""".split()
+)
+
+
+def stem(token: str) -> str:
+    """A light plural stemmer: railroads -> railroad, companies -> company."""
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase word tokens without stopwords, lightly stemmed."""
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+
+
 _WORD = re.compile(r"[^\W_]+(?:'(?:s|t|re|ve|ll|d|m)\b)?", re.UNICODE)  # "toys'leader" is two words, "he's" one
 _NUMBER = re.compile(r"(?<![\w.])\$?\d[\d,]*(?:\.\d+)?%?(?![\w])|(?<![\w])\d+(?:st|nd|rd|th)\b")
-_QUOTATION = re.compile(r'"([^"]*)"')  # quote marks pair in order: the text between two pairs is not a quotation
-_INCHES = re.compile(r'(?<=\d)"(?=[\s,.;:)-]|$)')  # 12" guns
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+_CONTRACTION = re.compile(r"'(?:s|re|ve|ll|d|m)$")
 
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -22,19 +52,6 @@ NUMBER_WORDS = {
     "million": 1_000_000, "billion": 1_000_000_000, "first": 1, "second": 2, "third": 3, "fourth": 4,
     "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "dozen": 12,
 }
-NEGATIONS = frozenset(
-    "not no never none nothing neither nor nobody nowhere cannot without n't hardly scarcely".split()
-)
-SCOPE_WORDS = frozenset(
-    "all every always never none entire entirely completely totally wholly whole only sole solely "
-    "universal universally everyone everybody everything everywhere invariably any each "
-    "certainly definitely surely undoubtedly inevitably absolutely unquestionably".split()
-)
-# Third-person names for the first-person voice of a document ("I recommend" -> "The President recommended").
-VOICE_ROLES = frozenset("president author speaker narrator interviewee writer informant secretary governor".split())
-FIRST_PERSON = frozenset("i we my our me us".split())
-
-
 # Conversational words that carry no checkable fact ("well, ...", "yeah ...", "I think ...").
 FILLERS = frozenset(
     "well yea yeah yes yep oh ok okay also actually really um uh hmm like pretty just think know guess "
@@ -49,18 +66,10 @@ LIGHT = frozenset(
     "various multiple".split()
 )
 # Adverbs of frequency are light too, but must not flip: "usually" where the source says "rarely" is flagged
-# by the frequency check in grounding.py ("never" is a negation, checked as one).
+# by the frequency rule (verify/rules/polarity.py) ("never" is a negation, checked as one).
 FREQUENT = frozenset("always usually normally commonly often frequently generally typically mostly every each".split())
 INFREQUENT = frozenset("rarely seldom hardly occasionally sometimes".split())
 _FREQUENCY_ADVERBS = (FREQUENT | INFREQUENT) - {"always", "every", "each"}  # scope words stay content words
-_ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
-# Multi-word names with a common short form, compared as one token.
-_PHRASES = re.compile(
-    r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)",
-    re.IGNORECASE,  # normalize() sees lowercase text; capitalized_terms() sees the original case
-)
-_PHRASE_FORM = "usa"
-_CONTRACTION = re.compile(r"'(?:s|re|ve|ll|d|m)$")
 # Irregular verb forms (and a few nouns) to their base, so "began" matches "begin" and "died" matches "dead".
 IRREGULAR = {
     "was": "be", "were": "be", "been": "be", "is": "be", "are": "be", "began": "begin", "begun": "begin",
@@ -83,18 +92,6 @@ IRREGULAR = {
     "oversaw": "oversee", "children": "child", "men": "man", "women": "woman", "people": "person",
 }
 
-
-_DECADE = re.compile(r"\b(\d{2,4}0)'s\b")
-_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
-
-
-def normalize(text: str) -> str:
-    """Unify quotes, dashes and Unicode forms; collapse whitespace; lowercase; "1960's" is "1960s"."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    text = _DECADE.sub(r"\1s", re.sub(r"\s+", " ", text).strip().lower())
-    for short, word in _ABBREVIATIONS.items():
-        text = text.replace(short, word)
-    return _PHRASES.sub(_PHRASE_FORM, re.sub(r"  +", " ", text))
 
 
 def words(text: str) -> list[str]:
@@ -190,28 +187,9 @@ def number_vocabulary(text: str) -> set[str]:
     return out
 
 
-def quotations(text: str) -> list[str]:
-    """Double-quoted passages of at least a few words."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    if text.count('"') % 2:  # unpaired: a mark after a digit is an inch mark (12" guns), not a quote
-        text = _INCHES.sub("″", text)
-    found = _QUOTATION.findall(text)
-    return [q.strip() for q in found if len(q) >= 12]
-
-
-def is_question(text: str) -> bool:
-    """True when the sentence asks rather than asserts (a question mark outside any quotation)."""
-    outside = re.sub(r'"[^"]*"', "", unicodedata.normalize("NFKC", text).translate(_QUOTES))
-    return "?" in outside
-
-
-def is_negation(token: str) -> bool:
-    return token in NEGATIONS or token.endswith("n't")
-
-
 def capitalized_terms(text: str) -> list[str]:
     """Capitalized words that are not stopwords (names, places, institutions), lowercased."""
-    raw = _PHRASES.sub("USA", unicodedata.normalize("NFKC", text).translate(_QUOTES))
+    raw = PHRASES.sub("USA", unicodedata.normalize("NFKC", text).translate(QUOTES))
     out = []
     for match in re.finditer(r"\b[A-Z][\w'-]*", raw):
         token = _CONTRACTION.sub("", match.group(0).lower().strip("'"))  # "He's" is "he", "Dylan's" is "dylan"
@@ -219,3 +197,8 @@ def capitalized_terms(text: str) -> list[str]:
             continue
         out.append(token)
     return out
+
+
+def name_words(text: str) -> frozenset[str]:
+    """Whole words without a possessive ("Dylan's" -> dylan), as names are compared."""
+    return frozenset(w[:-2] if w.endswith("'s") else w for w in words(text))

@@ -1,4 +1,8 @@
-"""The offline engine: deterministic router, planner, extractor, extractive composer and reviser."""
+"""The offline engine's craft: deterministic router, planner, extractor, extractive composer and reviser.
+
+The roles of ``roles/offline.py`` are these functions behind the role interfaces; the LLM engine falls
+back on them when a model fails.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,11 @@ import re
 from collections import Counter
 from typing import Any
 
-from historian_blueprint.graph.state import REFUSAL_PREFIX, Answer, Citation, Fact
-from historian_blueprint.index.bm25 import tokenize
-from historian_blueprint.index.chunking import sentence_spans
-from historian_blueprint.verify import text as tx
+from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
+from historian_blueprint.text.markers import renumber_last
+from historian_blueprint.text.normalize import display
+from historian_blueprint.text.spans import sentence_spans
+from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
@@ -24,13 +29,13 @@ INSTRUCTION_WORDS = frozenset(
 _WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
 
 
-_INSTRUCTION_STEMS = frozenset(tx.vstem(w) for w in INSTRUCTION_WORDS) | INSTRUCTION_WORDS  # content words are stems
+_INSTRUCTION_STEMS = frozenset(vstem(w) for w in INSTRUCTION_WORDS) | INSTRUCTION_WORDS  # content words are stems
 
 
 def question_words(question: str) -> set[str]:
     """The question's content words, without instruction words and the requested count."""
     count = requested_count(question)
-    return {w for w in tx.content_words(question) if w not in _INSTRUCTION_STEMS and w != str(count)}
+    return {w for w in content_words(question) if w not in _INSTRUCTION_STEMS and w != str(count)}
 
 
 def thread_words(question: str, history: list[dict[str, Any]] | None, turns: int = 2) -> set[str]:
@@ -59,16 +64,16 @@ def focus(question: str) -> tuple[set[str], bool]:
     """
     named = _NAME_OF.match(question)
     if named:
-        return set(tx.content_words(named.group("noun"))), True
+        return set(content_words(named.group("noun"))), True
     match = _FOCUS.match(question)
     if not match:
         return set(), False
-    head = tx.content_words(match.group("phrase"))
+    head = content_words(match.group("phrase"))
     return ({head[-1]} if head else set()), False
 
 
 def answers_focus(fact: Fact, wanted: set[str], name: bool) -> bool:
-    words = set(tx.content_words(fact.text))
+    words = set(content_words(fact.text))
     if not wanted <= words:
         return False
     if name:  # a proper name after the sentence's first word (quotes and brackets before it do not count)
@@ -82,11 +87,6 @@ def text_quality(sentence: str) -> float:
     if not tokens:
         return 0.0
     return sum(1 for t in tokens if _WORDLIKE.match(t)) / len(tokens)
-
-
-def display(text: str) -> str:
-    """A quote as shown in prose (line breaks of the source collapsed); the citation keeps it exact."""
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def route(question: str) -> str:
@@ -132,7 +132,7 @@ def requested_count(question: str) -> int | None:
     if not match:
         return None
     value = match.group(1).lower()
-    number = tx.NUMBER_WORDS.get(value) if not value.isdigit() else int(value)
+    number = NUMBER_WORDS.get(value) if not value.isdigit() else int(value)
     return number if number and 1 <= number <= 8 else None
 
 
@@ -149,10 +149,10 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
     facts: dict[tuple[str, int], Fact] = {}
     for rank, hit in enumerate(hits):
         # the document's title, author and year answer "who" and "when" parts of a question
-        metadata = set(tx.content_words(f"{hit['title']} {hit.get('author') or ''} {hit.get('year') or ''}"))
+        metadata = set(content_words(f"{hit['title']} {hit.get('author') or ''} {hit.get('year') or ''}"))
         for s, e in sentence_spans(hit["text"]):
             sentence = hit["text"][s:e]
-            words = set(tx.content_words(sentence))
+            words = set(content_words(sentence))
             if len(words) < 4 or len(sentence) > 600:
                 continue
             if not q_words & words:
@@ -176,9 +176,9 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
 
 
 def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
-    words = set(tx.content_words(fact.text))
+    words = set(content_words(fact.text))
     for other in chosen:
-        theirs = set(tx.content_words(other.text))
+        theirs = set(content_words(other.text))
         if len(words & theirs) / max(min(len(words), len(theirs)), 1) > 0.6:
             return True
     return False
@@ -260,7 +260,7 @@ def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
     citations, bullets, claims = [], [], []
     for n, c in enumerate(keep, start=1):
         citations.append(c.model_copy(update={"id": n}))
-        bullets.append(re.sub(r"\[\d+\]$", f"[{n}]", bullets_by_id[c.id]))
+        bullets.append(renumber_last(bullets_by_id[c.id], n))
         if c.id in claims_by_id:
             claims.append(claims_by_id[c.id])
     if not citations:

@@ -1,4 +1,4 @@
-"""Where the grounding checks find documents: a fixed set, a store, and a lexical document search."""
+"""Lexical search over whole documents: which documents could hold a claim's support (no index needed)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from historian_blueprint.index.bm25 import BM25Index, tokenize
-from historian_blueprint.verify.grounding import SourceText
+from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.schema import SourceText
+from historian_blueprint.text.words import tokenize
 
 
 class DocumentSearch:
@@ -25,9 +26,3 @@ class DocumentSearch:
         scores = self.bm25.scores(query)
         top = np.argsort(-scores)[: self.k]
         return [self.documents[i] for i in top if scores[i] > 0]
-
-
-def from_store(store, ids: Iterable[str] | None = None) -> list[SourceText]:
-    """Read documents from a Store as SourceTexts (all of them, or the given ids)."""
-    docs = [store.get_document(i) for i in ids] if ids is not None else store.iter_documents()
-    return [SourceText(d.id, d.text, d.title, d.author) for d in docs if d is not None]

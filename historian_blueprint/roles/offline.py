@@ -1,0 +1,90 @@
+"""The offline engine (default: no model, no network): every role, deterministic.
+
+The planner and composer are extractive (``extractive.py``); the verifiers are the floor's reports
+(``verify/reports.py``), so in this engine the reports and the grounding checks cannot disagree.
+"""
+
+from __future__ import annotations
+
+from historian_blueprint.roles import extractive
+from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
+from historian_blueprint.schema import (
+    Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport,
+)
+from historian_blueprint.settings import Caps
+from historian_blueprint.text.spans import Layouts
+from historian_blueprint.verify import reports as floor
+
+PROMPT_VERSION = "offline-1"
+
+
+def verifier_failed(claims: list[ClaimVerdict]) -> bool:
+    """A grounding check itself failed on some claim (it is then unverified, and so is the answer)."""
+    return any(ch.name == "verifier" and not ch.ok for claim in claims for ch in claim.checks)
+
+
+class OfflineRoles:
+    """The seven roles without a model."""
+
+    def __init__(self, caps: Caps) -> None:
+        self.caps = caps
+
+    def plan(self, task: Task) -> Outcome[list[str]]:
+        return Outcome(extractive.plan(task.question, task.route, task.history))
+
+    def extract(self, task: Task) -> list[Fact]:
+        """Evidence sentences of the retrieved passages, each with its locator in its document."""
+        context = extractive.thread_words(task.question, task.history)
+        facts = extractive.extract(task.question, task.hits, context=context)
+        layouts = Layouts()
+        refined = []
+        for fact in facts:
+            doc = task.get_document(fact.source_id)
+            if doc is None:
+                refined.append(fact)
+                continue
+            refined.append(fact.model_copy(update={"locator": layouts.locate(doc.source_id, doc.text, fact.start, fact.end)}))
+        return refined
+
+    def compose(self, task: Task, facts: list[Fact] | None) -> Outcome[Answer]:
+        return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents))
+
+    def refuse(self, task: Task) -> Answer:
+        """Say that the collection does not answer (with the closest evidence sentences it found)."""
+        return extractive.refusal(task.question, self.extract(task), task.sub_queries, task.n_documents)
+
+    def challenge(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[ChallengeReport]:
+        return Outcome(floor.challenge(claims, self.caps))
+
+    def interrogate(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[InterrogationReport]:
+        return Outcome(floor.interrogate(claims, self.caps))
+
+    def counter_argue(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[CounterReport]:
+        return Outcome(floor.counter_argue(claims, task.hits, self.caps))
+
+    def judge(
+        self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports, *,
+        revisions_left: bool, failures: list[str],
+    ) -> Outcome[JudgeReport]:
+        return Outcome(floor.judge(
+            claims, reports.challenge, reports.interrogation, reports.counter, self.caps,
+            revisions_left=revisions_left, failed_checks=verifier_failed(claims),
+        ))
+
+    def revise(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[Answer]:
+        return Outcome(extractive.revise(draft, flagged(claims)))
+
+
+def flagged(claims: list[ClaimVerdict]) -> set[int]:
+    return {claim.id for claim in claims if claim.verdict != "supported"}
+
+
+def offline_engine(caps: Caps) -> Engine:
+    """The offline engine's roles for one run."""
+    roles = OfflineRoles(caps)
+    models = {"composer": "extractive (offline)", "verifiers": "grounding checks (offline)"}
+    return Engine(
+        name="embedded", planner=roles, composer=roles, challenger=roles, interrogator=roles, counter_arguer=roles,
+        judge=roles, refiner=roles,
+        describe=lambda: {"models": models, "tokens": {"prompt": 0, "completion": 0}, "prompt_version": PROMPT_VERSION},
+    )

@@ -1,0 +1,208 @@
+"""The vocabulary and the data shapes every floor shares (no project imports).
+
+One definition each: the status, verdict, claim type, severity and assessment literals, the severity
+table, the source and citation types, the answer and output schema (one schema everywhere: API, CLI,
+stored run), the per-claim verdict and the four verification reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+# ----------------------------------------------------------------------------- vocabulary
+Status = Literal["verified", "flagged", "needs_revision", "human_review"]
+STATUS_ORDER: tuple[Status, ...] = ("verified", "flagged", "needs_revision", "human_review")  # better first
+Verdict = Literal["supported", "unsupported", "contradicted", "misquote", "misattributed"]
+ClaimType = Literal["fabrication", "exaggeration", "misattribution", "unverified_detail", "inference"]
+IssueSeverity = Literal["low", "medium", "high", "critical"]  # a weakness always has one
+Severity = Literal["none", IssueSeverity]                      # a supported claim has none
+Assessment = Literal["exact", "paraphrase", "misquote", "out_of_context", "missing"]
+ASSESSMENT_ORDER: tuple[Assessment, ...] = ("exact", "paraphrase", "out_of_context", "misquote", "missing")  # better first
+
+# What a weakness of each severity costs the answer's confidence: (floor, model). A weakness the floor
+# finds is weighed per claim (averaged over the answer's claims); one a model adds is an opinion, added
+# per weakness at a lower rate (but a critical one costs as much as the floor's).
+SEVERITY_COST: dict[str, tuple[float, float]] = {
+    "none": (0.0, 0.0), "low": (0.05, 0.02), "medium": (0.12, 0.05), "high": (0.2, 0.1), "critical": (0.3, 0.3),
+}
+
+REFUSAL_PREFIX = "The documents in this collection do not answer"
+
+
+# ----------------------------------------------------------------------------- sources
+@dataclass(frozen=True)
+class SourceText:
+    """A document the checks can read."""
+
+    source_id: str
+    text: str
+    title: str = ""
+    author: str | None = None
+
+    @property
+    def byline(self) -> str:
+        """Title and author, as the checks read a document's metadata ("who wrote it, what is it")."""
+        return f"{self.title} {self.author or ''}"
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A span of a source that a claim cites."""
+
+    source_id: str
+    start: int
+    end: int
+
+
+# ----------------------------------------------------------------------------- the answer
+class Fact(BaseModel):
+    """A sentence of a source with its exact offsets (the unit the composer quotes)."""
+
+    source_id: str
+    title: str
+    author: str | None = None
+    year: int | None = None
+    start: int
+    end: int
+    text: str
+    locator: str
+    score: float
+    overlap: float = 0.0
+
+
+class Citation(BaseModel):
+    id: int
+    source_id: str
+    title: str
+    author: str | None = None
+    year: int | None = None
+    locator: str
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    url: str | None = None
+
+
+class Answer(BaseModel):
+    """What the composer produces: a narrative with [n] markers, bullets and their citations."""
+
+    answer: str
+    bullets: list[str]
+    citations: list[Citation]
+    refusal: bool = False
+    claims: list[str] = []            # per bullet, the claim to verify (LLM findings); empty: the quoted text
+    failed_citations: list[int] = []  # citation ids whose quote could not be anchored in the source
+    notes: list[str] = []             # what the composer's output needed (rejected ids, fuzzy anchors)
+    summary: bool = False             # the answer text is Historian's own summary of the findings, not prose to check
+
+
+# ----------------------------------------------------------------------------- per-claim verdicts
+class EvidenceSpan(BaseModel):
+    source_id: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    locator: str | None = None
+
+
+class CheckOut(BaseModel):
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+class ClaimVerdict(BaseModel):
+    """One claim's verdict, with its type, severity, confidence and evidence span."""
+
+    id: int
+    text: str
+    verdict: Verdict
+    type: ClaimType | None
+    severity: Severity
+    confidence: float = Field(ge=0, le=1, description="probability that the claim is supported")
+    support: float = Field(ge=0, le=1, description="share of the claim's content words in the evidence")
+    reason: str
+    evidence: EvidenceSpan | None
+    cited_source_ids: list[str] = []
+    checks: list[CheckOut] = []
+    part: Literal["finding", "narrative"] = "finding"  # narrative: a sentence of the answer's prose
+
+
+# ----------------------------------------------------------------------------- the four reports
+class Weakness(BaseModel):
+    claim_id: int
+    issue: str
+    severity: IssueSeverity
+
+
+class ChallengeReport(BaseModel):
+    weaknesses: list[Weakness] = []
+    unsupported_claims: list[int] = []
+    critical: bool = False
+    penalty: float = 0.0
+    summary: str = ""
+
+
+class CitationCheck(BaseModel):
+    claim_id: int
+    source_id: str | None
+    assessment: Assessment
+    detail: str = ""
+
+
+class InterrogationReport(BaseModel):
+    citations: list[CitationCheck] = []
+    integrity: float = Field(1.0, ge=0, le=1)
+    penalty: float = 0.0
+    summary: str = ""
+
+
+class CounterReport(BaseModel):
+    opposing_reading: str | None = None
+    evidence: list[dict] = []
+    both_interpretations_valid: bool = False
+    penalty: float = 0.0
+    summary: str = ""
+
+
+class JudgeReport(BaseModel):
+    base: float
+    confidence: float = Field(ge=0, le=1)
+    status: Status
+    required_revisions: list[str] = []
+    safe_to_publish: bool
+    disagreement: bool = False
+    summary: str = ""
+
+
+class Verification(BaseModel):
+    """The verification of a set of claims: per-claim verdicts, the four reports, confidence and status."""
+
+    claims: list[ClaimVerdict]
+    challenge: ChallengeReport
+    interrogation: InterrogationReport
+    counter: CounterReport
+    judge: JudgeReport
+    confidence: float
+    status: str
+    latency_ms: float = 0.0
+
+
+# ----------------------------------------------------------------------------- the output
+class Output(BaseModel):
+    answer: str
+    bullets: list[str]
+    citations: list[Citation]
+    confidence: float = Field(ge=0, le=1)
+    status: Status
+    claims: list[ClaimVerdict]
+    verification: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+def worse(a: Status, b: Status) -> Status:
+    """The less trusted of two statuses (a model may lower a status, never raise it)."""
+    return max(a, b, key=STATUS_ORDER.index)

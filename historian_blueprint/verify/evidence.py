@@ -1,0 +1,154 @@
+"""Finding a claim's evidence: the 1–3 consecutive sentences of a source that carry most of its words.
+
+Sentences are cut once per text (cached) with their content words; a cited claim is looked for around its
+citation first, then in the whole document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from historian_blueprint.schema import Cited, SourceText
+from historian_blueprint.text.spans import claim_sentence_spans
+from historian_blueprint.text.words import content_words, name_words
+
+SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source_id: str
+    start: int
+    end: int
+    text: str
+    coverage: float
+
+
+@lru_cache(maxsize=512)
+def sentences_of(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    return tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
+
+
+def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidence: Evidence | None = None) -> bool:
+    """True when some run of ``span`` consecutive sentences of the document mentions every name.
+
+    The claim's own evidence is looked at first (the usual case, and cheap); then the whole document.
+    """
+    wanted = name_words(" ".join(names))  # "u-boats" -> u, boats: the same tokens as the sentences
+    if evidence is not None and wanted <= name_words(evidence.text) and len(sentences_of(evidence.text)) <= span:
+        return True
+    sentences = word_sentences(doc.text)
+    for i in range(len(sentences)):
+        if wanted <= set().union(*sentences[i:i + span]):
+            return True
+    return False
+
+
+@lru_cache(maxsize=512)
+def document_words(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
+LOCAL_RADIUS = 2500  # characters around a citation searched before the whole document
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+|\n")
+_SPACE = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=2048)
+def sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """The sentences of the region around a citation, in document offsets (the region starts at a line break)."""
+    lo = max(0, start - LOCAL_RADIUS)
+    if lo:  # start after a sentence end close by; failing that, at least at a word boundary
+        ends = [m.end() for m in _SENTENCE_END.finditer(text, max(0, lo - 400), lo)]
+        if ends:
+            lo = ends[-1]
+        else:
+            space = _SPACE.search(text, lo)
+            lo = space.end() if space and space.end() <= start else lo
+    hi = min(len(text), end + LOCAL_RADIUS)
+    if hi < len(text):
+        found = _SENTENCE_END.search(text, hi, hi + 400)
+        if found:
+            hi = found.start() + 1
+        else:
+            back = text.rfind(" ", end, hi)
+            hi = back if back > end else hi
+    return tuple((lo + s, lo + e, words) for s, e, words in sentences_of(text[lo:hi]))
+
+
+@lru_cache(maxsize=256)
+def word_sentences(text: str) -> tuple[frozenset[str], ...]:
+    """Each sentence's words (whole words: "lee" is not in "fleet")."""
+    return tuple(name_words(text[s:e]) for s, e, _ in sentences_of(text))
+
+
+def best_window(
+    claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3, local: bool = False,
+    names: frozenset[str] = frozenset(),
+) -> Evidence | None:
+    """Return the 1–3 consecutive sentences of ``doc`` that contain most of the claim's words.
+
+    ``local``: only the region around the citation ``near`` (a cheap first look for cited claims).
+    ``names``: claim words that must be found as written (no related forms: "America" is not "American").
+    """
+    if local and near is not None and near.source_id == doc.source_id:
+        sentences = sentences_near(doc.text, near.start, near.end)
+    else:
+        sentences = sentences_of(doc.text)
+    if not sentences or not claim_words:
+        return None
+    best: tuple[float, int, int, int] | None = None
+    for i in range(len(sentences)):
+        if not (claim_words & sentences[i][2]):
+            continue
+        union: set[str] = set()
+        for j in range(i, min(i + max_len, len(sentences))):
+            union |= sentences[j][2]
+            coverage = len(claim_words & union) / len(claim_words)
+            start, end = sentences[i][0], sentences[j][1]
+            bonus = 0.0
+            if near is not None and near.source_id == doc.source_id and start < near.end and near.start < end:
+                bonus = 0.01
+            key = (coverage + bonus - 0.001 * (j - i), start, end)
+            if best is None or key[0] > best[0]:
+                best = (key[0], start, end, j - i)
+    if best is None:
+        return None
+    _, start, end, _ = best
+    coverage = covered(claim_words, set(content_words(doc.text[start:end])), names)
+    return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))
+
+
+RELATED_MIN = 5  # the shorter form has at least this many letters
+# Derivational endings that keep the meaning of a stem: creat / creation, found / founder, locat / location.
+# Not -ity, -ry, -y, -ization: author / authority, infant / infantry, police / policy differ in meaning.
+RELATED_SUFFIXES = ("ion", "ions", "ation", "ations", "er", "ers", "or", "ors", "ment", "ments", "ive", "e", "s")
+
+
+def covered(claim_words: frozenset[str], window: set[str], names: frozenset[str]) -> float:
+    """The share of ``claim_words`` the window has, as written or (names excepted) in a related form."""
+    found = [w for w in claim_words if w in window or (w not in names and related_form(w, window))]
+    return len(found) / len(claim_words) if claim_words else 0.0
+
+
+def related_form(word: str, vocabulary: set[str] | frozenset[str]) -> bool:
+    """True when ``vocabulary`` has ``word`` with a derivational ending added or removed (creat / creation)."""
+    if len(word) < RELATED_MIN or word.isdigit():
+        return False
+    for other in vocabulary:
+        short, long_ = (word, other) if len(word) <= len(other) else (other, word)
+        if len(short) >= RELATED_MIN and long_ != short and long_.startswith(short) and long_[len(short):] in RELATED_SUFFIXES:
+            return True
+    return False
+
+
+def naming(name: str, documents: Sequence[SourceText]) -> Iterator[tuple[SourceText, int]]:
+    """(document, sentence index) of every sentence that names ``name`` (whole words, possessives too)."""
+    wanted = name_words(name)
+    for doc in documents:
+        for i, names in enumerate(word_sentences(doc.text)):
+            if wanted <= names:
+                yield doc, i

@@ -1,0 +1,55 @@
+"""Details a paraphrase may not change: numbers and dates, names, and which names the source puts together."""
+
+from __future__ import annotations
+
+import re
+
+from historian_blueprint.text.normalize import normalize
+from historian_blueprint.text.words import capitalized_terms, number_vocabulary, words
+from historian_blueprint.text.words import numbers as numbers_in
+from historian_blueprint.verify.context import ClaimContext
+from historian_blueprint.verify.evidence import names_together as mentioned_together
+from historian_blueprint.verify.findings import Check, Finding, failed, passed
+
+# Third-person names for the first-person voice of a document ("I recommend" -> "The President recommended").
+VOICE_ROLES = frozenset("president author speaker narrator interviewee writer informant secretary governor".split())
+FIRST_PERSON = frozenset("i we my our me us".split())
+
+
+def numbers(ctx: ClaimContext) -> Finding:
+    """Every number, amount and date of the claim is in the evidence; another number there contradicts it."""
+    claimed = numbers_in(ctx.body)
+    given = number_vocabulary(ctx.evidence.text)
+    missing = sorted(claimed - given)
+    check = Check("numbers", not missing, ", ".join(missing))
+    if missing:
+        return failed(check, "contradicted" if given - claimed else "unsupported", "unverified_detail", "high",
+                      f"{', '.join(missing)} is not in the evidence")
+    return passed(check)
+
+
+def names(ctx: ClaimContext) -> Finding:
+    """Every name, place and institution of the claim is in the evidence or the source's title and author."""
+    context = normalize(f"{ctx.evidence.text} {ctx.doc.byline}")
+    context_words = set(words(context))
+    first_person = bool(context_words & FIRST_PERSON)
+    missing = [
+        t for t in capitalized_terms(ctx.body)
+        if t not in context_words and not re.search(rf"\b{re.escape(t)}", context)
+        and not (first_person and t in VOICE_ROLES)
+    ]
+    check = Check("names", not missing, ", ".join(missing))
+    if missing:
+        return failed(check, "unsupported", "unverified_detail", "high", f"{', '.join(missing)} is not in the evidence")
+    return passed(check)
+
+
+def names_together(ctx: ClaimContext) -> Finding:
+    """Names the source mentions apart are not joined by the claim ("X is owned by Y" where X and Y never meet)."""
+    metadata = normalize(ctx.doc.byline)
+    named = list(dict.fromkeys(t for t in capitalized_terms(ctx.body) if t not in metadata and t not in VOICE_ROLES))
+    together = len(named) < 2 or mentioned_together(named, ctx.doc, evidence=ctx.evidence)
+    check = Check("names_together", together, ", ".join(named))
+    if not together:
+        return failed(check, "unsupported", "fabrication", "high", f"the source never mentions {', '.join(named)} together")
+    return passed(check)
