@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from historian_blueprint.app import get_store
 from historian_blueprint.bench.common import (
     SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, rss_mb, workspace,
 )
@@ -57,8 +58,6 @@ def run_scale(root: Path, data: Path, n: int) -> dict[str, Any]:
     ensure_documents(app, [data / "scale" / "chronam_1916_01_all.jsonl.gz"])
     job = ensure_index(app)
     with app.app_context():
-        from historian_blueprint.app import get_store
-
         first_build = get_store().jobs.find_one({"kind": "reindex", "noop": False, "state": {"$regex": "^succeeded"}},
                                                 sort=[("finished_at", 1)])
     result = measure(app, queries(data, n))

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from historian_blueprint.index.fast_encoder import FastEncoder, FastEncoderError
+
 log = logging.getLogger(__name__)
 
 EncoderKind = Literal["auto", "onnx", "torch"]
@@ -67,7 +69,6 @@ def load_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", 
     falls back to PyTorch with a warning otherwise; ``onnx`` raises instead of falling back.
     """
     if encoder in ("auto", "onnx"):
-        from historian_blueprint.index.fast_encoder import FastEncoder, FastEncoderError
 
         try:
             return FastEncoder(model_path or default_model_path(), cache_dir=str(cache_dir or default_cache_dir()))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from historian_blueprint.config import ROLES
+from historian_blueprint.llm.client import LLMClient, LLMError, Usage
 from historian_blueprint.settings import LLMSettings
 
 
@@ -62,8 +64,6 @@ def diagnose(settings: LLMSettings, engine: str) -> list[Finding]:
                            f"set HISTORIAN_LLM_MODEL (or a role's model in HISTORIAN_LLM_ROLES) to one of: {', '.join(listed[:10]) or 'none listed'}"))
         return out
     out.append(Finding(True, f"model(s) available: {', '.join(wanted)}"))
-    from historian_blueprint.llm.client import LLMClient, LLMError, Usage
-    from langchain_core.messages import HumanMessage, SystemMessage
 
     probe = LLMClient(settings.with_(max_retries=0, cache_ttl=0))
     messages = [SystemMessage(content='Reply with the JSON object {"ok": true} and nothing else.'), HumanMessage(content="ping")]

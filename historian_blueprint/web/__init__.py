@@ -7,12 +7,11 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from historian_blueprint.app import get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
+from historian_blueprint.web import admin, api, research, views
 
 
 def build_blueprint() -> Blueprint:
     """Return a new blueprint (templates and static files found installed or in a checkout)."""
-    from historian_blueprint.web import admin, api, research, views
-
     bp = Blueprint(
         "historian",
         __name__,

@@ -1,0 +1,135 @@
+"""The package's floors: every import (at module level or inside a function) points down or sideways, never
+up, and no two modules import each other, however indirectly (docs/architecture.md draws the floors)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PACKAGE = REPO / "historian_blueprint"
+
+# Bottom first. A module may import its own floor and the floors below it.
+FLOORS: list[tuple[str, ...]] = [
+    ("text", "schema", "resources"),           # no project imports beyond the floor
+    ("config",),
+    ("settings",),
+    ("store", "migrate", "corpus", "llm"),
+    ("app",),
+    ("index",),
+    ("verify",),
+    ("roles",),
+    ("graph",),
+    ("bench", "evaluation"),                   # measure the floors below; cli runs them
+    ("web", "cli"),
+    ("",),                                     # historian_blueprint/__init__.py: the extension
+    ("demo",),                                 # the demo host app and the console script
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The project modules a file imports, wherever the import stands (``from pkg import sub`` names sub)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("historian_blueprint")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("historian_blueprint"):
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                out.add(sub if sub in known else node.module)
+    return out
+
+
+def floor_of(module: str) -> int:
+    inner = module.removeprefix("historian_blueprint").removeprefix(".")
+    for n, names in enumerate(FLOORS):
+        if inner == "" and names == ("",):
+            return n
+        if inner and any(name and (inner == name or inner.startswith(name + ".")) for name in names):
+            return n
+    raise AssertionError(f"{module} is on no floor: add it to FLOORS (and to docs/architecture.md)")
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    return {name: imports_of(path, set(found)) - {name} for name, path in found.items()}
+
+
+def test_every_module_is_on_a_floor():
+    for name in modules():
+        floor_of(name)
+
+
+def test_no_import_points_up():
+    upward = [
+        f"{mod} (floor {floor_of(mod)}) imports {dep} (floor {floor_of(dep)})"
+        for mod, deps in graph().items() for dep in deps if floor_of(dep) > floor_of(mod)
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_cycle():
+    edges = graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(edges.get(node, ())):
+            if state.get(dep) == 1:
+                cycles.append(path[path.index(dep):] + [dep])
+            elif dep not in state:
+                visit(dep, path + [dep])
+        state[node] = 2
+
+    for start in sorted(edges):
+        if start not in state:
+            visit(start, [start])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_index_is_reached_through_its_front_door():
+    behind = [
+        f"{mod} imports {dep}" for mod, deps in graph().items() if not mod.startswith("historian_blueprint.index")
+        for dep in deps if dep.startswith("historian_blueprint.index.") and dep != "historian_blueprint.index.service"
+    ]
+    assert not behind, "\n".join(behind)
+
+
+@pytest.mark.parametrize("name", ["text", "schema"])
+def test_the_bottom_floor_imports_nothing_above_it(name):
+    for mod, deps in graph().items():
+        if floor_of(mod) == 0 and mod.startswith(f"historian_blueprint.{name}"):
+            assert all(floor_of(d) == 0 for d in deps), (mod, deps)
+
+
+def test_the_checker_sees_imports_inside_functions(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from historian_blueprint.web import research\n", encoding="utf-8")
+    assert imports_of(source, {"historian_blueprint.web.research"}) == {"historian_blueprint.web.research"}
+
+
+def test_modules_stay_readable_in_one_sitting():
+    long = {name: n for name, path in modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, long
+    verify = PACKAGE / "verify"
+    long_functions = [
+        f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in verify.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
+    ]
+    assert not long_functions, long_functions
