@@ -121,6 +121,8 @@ def _register_bench_commands(group: AppGroup) -> None:
         root.mkdir(parents=True, exist_ok=True)
         return root, data_dir
 
+    json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
     def emit(result: dict, as_json: bool) -> None:
         click.echo(json.dumps(result, indent=None if as_json else 2))
 
@@ -128,7 +130,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @workdir_option
     @data_option
     @click.option("--timeqa-limit", type=int, default=None, help="Only the first N TimeQA questions.")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    @json_option
     def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
         """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
         emit(bench_retrieval.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
@@ -136,7 +138,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @bench.command("index")
     @workdir_option
     @click.option("--limit-docs", type=int, default=None, help="Only the first N sample documents (quick runs).")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    @json_option
     def bench_index(workdir, limit_docs, as_json) -> None:
         """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
         root = Path(workdir) if workdir else get_state().data_dir / "bench"
@@ -147,7 +149,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @workdir_option
     @data_option
     @click.option("--n", "n", type=int, default=30, show_default=True, help="Questions and drafts to time.")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    @json_option
     def bench_graph(workdir, data, n, as_json) -> None:
         """Warm ask latency and verify latency of five-sentence drafts on the sample corpus (p50/p95)."""
         emit(bench_graph.run(*paths(workdir, data), n=n), as_json)
@@ -156,7 +158,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @workdir_option
     @data_option
     @click.option("--n", "n", type=int, default=30, show_default=True, help="Questions to time.")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    @json_option
     def bench_llm(workdir, data, n, as_json) -> None:
         """LLM-engine graph overhead outside model calls, against a zero-latency local test server."""
         emit(bench_graph.run_llm(*paths(workdir, data), n=n), as_json)
@@ -166,7 +168,7 @@ def _register_bench_commands(group: AppGroup) -> None:
     @data_option
     @click.option("--corpus", type=click.Choice(["sample", "scale", "both"]), default="both", show_default=True)
     @click.option("--queries", "n", type=int, default=200, show_default=True)
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    @json_option
     def bench_query(workdir, data, corpus, n, as_json) -> None:
         """Retrieval p50/p95 latency (warm) and RSS; the scale index is built once and kept."""
         root, data_dir = paths(workdir, data)

@@ -177,25 +177,26 @@ def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, An
                                       passages=state.get("hits", []), checker=c.checker)}
 
 
+def _report(state: State, config: RunnableConfig, key: str, role: Callable[[Engine], Callable[..., Outcome]]) -> dict[str, Any]:
+    """Ask a verifier role for its report on the grounded claims; store it under ``verification[key]``."""
+    c = ctx(config)
+    outcome = role(c.engine)(task(state, c), state["draft"], state["claims"])
+    return {"verification": {key: outcome.value.model_dump()}, **failures(outcome)}
+
+
 @node(lambda u: u["verification"]["challenge"]["summary"])
 def challenge(state: State, config: RunnableConfig) -> dict[str, Any]:
-    c = ctx(config)
-    outcome = c.engine.challenger.challenge(task(state, c), state["draft"], state["claims"])
-    return {"verification": {"challenge": outcome.value.model_dump()}, **failures(outcome)}
+    return _report(state, config, "challenge", lambda engine: engine.challenger.challenge)
 
 
 @node(lambda u: u["verification"]["interrogation"]["summary"])
 def interrogate(state: State, config: RunnableConfig) -> dict[str, Any]:
-    c = ctx(config)
-    outcome = c.engine.interrogator.interrogate(task(state, c), state["draft"], state["claims"])
-    return {"verification": {"interrogation": outcome.value.model_dump()}, **failures(outcome)}
+    return _report(state, config, "interrogation", lambda engine: engine.interrogator.interrogate)
 
 
 @node(lambda u: u["verification"]["counter"]["summary"])
 def counter_argue(state: State, config: RunnableConfig) -> dict[str, Any]:
-    c = ctx(config)
-    outcome = c.engine.counter_arguer.counter_argue(task(state, c), state["draft"], state["claims"])
-    return {"verification": {"counter": outcome.value.model_dump()}, **failures(outcome)}
+    return _report(state, config, "counter", lambda engine: engine.counter_arguer.counter_argue)
 
 
 @node(lambda u: u["verification"]["judge"]["summary"])

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from historian_blueprint.index.fast_encoder import FastEncoder, FastEncoderError
+from historian_blueprint.index import fast_encoder
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +71,8 @@ def load_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", 
     if encoder in ("auto", "onnx"):
 
         try:
-            return FastEncoder(model_path or default_model_path(), cache_dir=str(cache_dir or default_cache_dir()))
-        except (FastEncoderError, OSError) as exc:
+            return fast_encoder.FastEncoder(model_path or default_model_path(), cache_dir=str(cache_dir or default_cache_dir()))
+        except (fast_encoder.FastEncoderError, OSError) as exc:
             if encoder == "onnx":
                 raise
             log.warning("ONNX encoder unavailable (%s); encoding with PyTorch", exc)
