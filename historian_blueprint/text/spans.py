@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace,
 # or at a paragraph break (a blank line).
-_SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)|\n[ \t]*\n""")
+SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)|\n[ \t]*\n""")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 
 
@@ -73,7 +73,7 @@ class Layout:
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
     """Yield (start, end) of each sentence-like unit in text[start:end], whitespace trimmed."""
     end = len(text) if end is None else end
-    return pieces(text, start, (m.end() for m in _SENTENCE_END.finditer(text, start, end)), end)
+    return pieces(text, start, (m.end() for m in SENTENCE_END.finditer(text, start, end)), end)
 
 
 def pieces(text: str, start: int, cuts: Iterable[int], end: int) -> Iterator[tuple[int, int]]:
