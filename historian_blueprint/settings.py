@@ -76,6 +76,13 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
+class RetrievalSettings:
+    top_k: int = key("RETRIEVAL_TOP_K", 12)
+    dense_weight: float = key("RETRIEVAL_DENSE_WEIGHT", 0.7)
+    bm25_weight: float = key("RETRIEVAL_BM25_WEIGHT", 0.3)
+
+
+@dataclass(frozen=True)
 class IndexSettings:
     chunk_size: int = key("INDEX_CHUNK_SIZE", 700)
     chunk_overlap: int = key("INDEX_CHUNK_OVERLAP", 150)
@@ -83,6 +90,8 @@ class IndexSettings:
     batch_size: int = key("INDEX_BATCH_SIZE", 64)
     approximate_above: int = key("INDEX_APPROXIMATE_ABOVE", 200_000)
     context_header: bool = key("INDEX_CONTEXT_HEADER", True)
+    encoder: str = key("INDEX_ENCODER", "auto")
+    encoder_cache: str | None = key("INDEX_ENCODER_CACHE")
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> IndexSettings:

@@ -21,7 +21,7 @@ from historian_blueprint.index.generation import IndexMismatch, current_generati
 from historian_blueprint.index.jobs import ReindexBusy
 from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, IndexNotBuilt, LoadedIndex, Mode, rerank
 from historian_blueprint.schema import SourceText
-from historian_blueprint.settings import IndexSettings, read
+from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 
 __all__ = [
     "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
@@ -36,10 +36,8 @@ def index_dir(app: Flask | None = None) -> Path:
 
 def embedder(app: Flask | None = None) -> Embedder:
     """Return the configured embedder (ONNX Runtime or PyTorch; both give the same vectors)."""
-    config = (app or current_app).config
-    return get_embedder(
-        config["HISTORIAN_INDEX_EMBEDDING_MODEL"], config["HISTORIAN_INDEX_ENCODER"], config["HISTORIAN_INDEX_ENCODER_CACHE"]
-    )
+    settings = read(IndexSettings, (app or current_app).config)
+    return get_embedder(settings.model_path, settings.encoder, settings.encoder_cache)
 
 
 def holder(app: Flask | None = None) -> IndexHolder:
@@ -66,13 +64,12 @@ def retrieve(
     filters: Filters = Filters(),
 ) -> list[Hit]:
     """Rank chunks for a query with the configured weights; rerank to ``rerank_k`` when given."""
-    config = current_app.config
+    settings = read(RetrievalSettings, current_app.config)
     loaded = get_index()
     vector = embedder().encode([query])[0] if mode != "bm25" else None
     hits = loaded.search(
-        query, vector, top_k=top_k or config["HISTORIAN_RETRIEVAL_TOP_K"], mode=mode,
-        dense_weight=config["HISTORIAN_RETRIEVAL_DENSE_WEIGHT"], bm25_weight=config["HISTORIAN_RETRIEVAL_BM25_WEIGHT"],
-        filters=filters,
+        query, vector, top_k=top_k or settings.top_k, mode=mode, dense_weight=settings.dense_weight,
+        bm25_weight=settings.bm25_weight, filters=filters,
     )
     return rerank(hits, rerank_k) if rerank_k else hits
 
