@@ -14,19 +14,14 @@ from flask.cli import AppGroup
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
 from historian_blueprint.app import get_state, get_store
-from historian_blueprint.bench import common as bench_common
-from historian_blueprint.bench import graph as bench_graph
-from historian_blueprint.bench import indexing as bench_indexing
-from historian_blueprint.bench import query as bench_query
-from historian_blueprint.bench import retrieval as bench_retrieval
 from historian_blueprint.corpus.loader import load_corpus
-from historian_blueprint.evaluation import harness
 from historian_blueprint.graph.export import to_markdown
-from historian_blueprint.graph.run import ask
 from historian_blueprint.index import service
-from historian_blueprint.llm.doctor import diagnose
 from historian_blueprint.settings import LLMSettings
 from historian_blueprint.verify.service import check_draft
+
+# The graph (langgraph), the benchmarks, the eval harness and the doctor (openai) are imported by the
+# commands that use them: an app that registers Historian does not pay for them at start-up.
 
 
 def build_cli() -> AppGroup:
@@ -115,6 +110,8 @@ def _register_bench_commands(group: AppGroup) -> None:
 
     def paths(workdir: str | None, data: str | None) -> tuple:
         root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        from historian_blueprint.bench import common as bench_common
+
         data_dir = Path(data) if data else bench_common.default_data_dir()
         if not (data_dir / "eval").is_dir():
             raise click.ClickException(f"no labeled data at {data_dir}: pass --data DIR (the folder with eval/ and scale/)")
@@ -133,7 +130,9 @@ def _register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
         """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
-        emit(bench_retrieval.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
+        from historian_blueprint.bench import retrieval as retrieval_bench
+
+        emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
 
     @bench.command("index")
     @workdir_option
@@ -141,9 +140,11 @@ def _register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_index(workdir, limit_docs, as_json) -> None:
         """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
+        from historian_blueprint.bench import indexing as indexing_bench
+
         root = Path(workdir) if workdir else get_state().data_dir / "bench"
         root.mkdir(parents=True, exist_ok=True)
-        emit(bench_indexing.run(root, limit_docs=limit_docs), as_json)
+        emit(indexing_bench.run(root, limit_docs=limit_docs), as_json)
 
     @bench.command("graph")
     @workdir_option
@@ -152,7 +153,9 @@ def _register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_graph(workdir, data, n, as_json) -> None:
         """Warm ask latency and verify latency of five-sentence drafts on the sample corpus (p50/p95)."""
-        emit(bench_graph.run(*paths(workdir, data), n=n), as_json)
+        from historian_blueprint.bench import graph as graph_bench
+
+        emit(graph_bench.run(*paths(workdir, data), n=n), as_json)
 
     @bench.command("llm")
     @workdir_option
@@ -161,7 +164,9 @@ def _register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_llm(workdir, data, n, as_json) -> None:
         """LLM-engine graph overhead outside model calls, against a zero-latency local test server."""
-        emit(bench_graph.run_llm(*paths(workdir, data), n=n), as_json)
+        from historian_blueprint.bench import graph as graph_bench
+
+        emit(graph_bench.run_llm(*paths(workdir, data), n=n), as_json)
 
     @bench.command("query")
     @workdir_option
@@ -171,12 +176,14 @@ def _register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_query(workdir, data, corpus, n, as_json) -> None:
         """Retrieval p50/p95 latency (warm) and RSS; the scale index is built once and kept."""
+        from historian_blueprint.bench import query as query_bench
+
         root, data_dir = paths(workdir, data)
         result = {}
         if corpus in ("sample", "both"):
-            result["sample"] = bench_query.run_sample(root, data_dir, n)
+            result["sample"] = query_bench.run_sample(root, data_dir, n)
         if corpus in ("scale", "both"):
-            result["scale"] = bench_query.run_scale_in_child(root, data_dir, n)
+            result["scale"] = query_bench.run_scale_in_child(root, data_dir, n)
         result["targets"] = {"p95_ms": 150, "rss_mb": 1536}
         emit(result, as_json)
 
@@ -191,6 +198,8 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
     def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
         """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
+        from historian_blueprint.graph.run import ask
+
         def progress(event: dict) -> None:
             if not quiet:
                 click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
@@ -204,6 +213,8 @@ def _register_graph_commands(group: AppGroup) -> None:
     @group.command("doctor")
     def doctor_command() -> None:
         """Check the LLM endpoint (reachable, model listed, a tiny structured call) and explain what is wrong."""
+        from historian_blueprint.llm.doctor import diagnose
+
         config = current_app.config
         findings = diagnose(LLMSettings.from_config(config), config["HISTORIAN_ENGINE"])
         for finding in findings:
@@ -248,6 +259,8 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def eval_command(path: str, limit: int | None, report_dir: str | None, as_json: bool) -> None:
         """Verify every labeled claim of a file; print detection, false positives, calibration, baseline."""
+        from historian_blueprint.evaluation import harness
+
         result = harness.run(Path(path), limit=limit)
         if report_dir:
             json_path, png_path = harness.write_report(result, Path(report_dir))

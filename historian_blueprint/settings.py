@@ -44,7 +44,7 @@ def read(cls: type[T], config: Mapping[str, Any], profile: str | None = None) ->
             continue
         value = values.get(name, config[PREFIX + name])
         convert = f.metadata.get("convert")
-        kwargs[f.name] = convert(value) if convert is not None and value is not None else value
+        kwargs[f.name] = convert(value) if convert is not None else value
     return cls(**kwargs)
 
 

@@ -1,6 +1,10 @@
-"""The retrieval benchmark's scoring: recall@k, reciprocal rank, TimeQA paragraph spans."""
+"""The retrieval benchmark's scoring: recall@k, reciprocal rank, TimeQA paragraph spans; the bench commands."""
 
 from __future__ import annotations
+
+import json
+
+import pytest
 
 from historian_blueprint.bench.common import percentile
 from historian_blueprint.bench.retrieval import paragraph_spans, score_ranking
@@ -30,3 +34,27 @@ def test_percentile():
     values = list(range(1, 101))
     assert percentile(values, 50) in (50, 51)
     assert percentile(values, 95) in (95, 96)
+
+
+@pytest.mark.parametrize("command, module, function", [
+    (["retrieval"], "retrieval", "run"), (["graph"], "graph", "run"), (["llm"], "graph", "run_llm"),
+    (["index", "--limit-docs", "2"], "indexing", "run"),
+])
+def test_each_bench_command_runs_its_benchmark_and_prints_its_figures(runner, tmp_path, monkeypatch, command, module, function):
+    """The command line reaches the benchmark it names (the benchmark itself is replaced: it takes minutes)."""
+    import importlib
+
+    seen = []
+    monkeypatch.setattr(importlib.import_module(f"historian_blueprint.bench.{module}"), function,
+                        lambda *args, **kwargs: seen.append((args, kwargs)) or {"figure": 42})
+    data = tmp_path / "data"
+    (data / "eval").mkdir(parents=True)
+    extra = [] if command[0] == "index" else ["--data", str(data)]
+    result = runner.invoke(args=["historian", "bench", *command, "--workdir", str(tmp_path / "w"), *extra, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"figure": 42} and len(seen) == 1
+
+
+def test_a_bench_command_without_labeled_data_says_where_to_point_it(runner, tmp_path):
+    result = runner.invoke(args=["historian", "bench", "graph", "--data", str(tmp_path), "--workdir", str(tmp_path / "w")])
+    assert result.exit_code != 0 and "pass --data DIR" in result.output

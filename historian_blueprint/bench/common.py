@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import resource
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,6 +77,8 @@ def rss_mb() -> float:
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
+    import resource  # Unix only; imported where it is needed
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

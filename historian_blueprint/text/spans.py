@@ -12,6 +12,9 @@ from collections.abc import Iterable, Iterator, Sequence
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace,
 # or at a paragraph break (a blank line).
 SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)|\n[ \t]*\n""")
+# Where a window of text may be cut without splitting a sentence of prose: after a sentence end and the
+# space that follows it, or at any line break (looser than SENTENCE_END: a hard-wrapped line is an edge).
+CUT = re.compile(r"[.!?][\"'”’)]*\s+|\n")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 
 
@@ -118,10 +121,11 @@ class Layouts:
     def __init__(self) -> None:
         self._by_id: dict[str, Layout] = {}
 
-    def get(self, source_id: str, text: str) -> Layout:
-        if source_id not in self._by_id:
+    def get(self, source_id: str, text: str | None) -> Layout | None:
+        """The source's layout: the one built before, else one built from ``text`` (None without either)."""
+        if source_id not in self._by_id and text is not None:
             self._by_id[source_id] = Layout(text)
-        return self._by_id[source_id]
+        return self._by_id.get(source_id)
 
     def locate(self, source_id: str, text: str, start: int, end: int) -> str:
         return self.get(source_id, text).locate(start, end)

@@ -3,8 +3,10 @@ reports' penalties (DESIGN.md: final = max(0, base − min(0.5, challenge + inte
 
 from __future__ import annotations
 
-from historian_blueprint.settings import Caps
+from collections.abc import Callable
+
 from historian_blueprint.schema import SEVERITY_COST, CheckOut, ClaimVerdict, EvidenceSpan
+from historian_blueprint.settings import Caps
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify.findings import ClaimResult
 
@@ -44,13 +46,18 @@ def answer_confidence(claims: list[ClaimVerdict], penalties: float) -> tuple[flo
     return base, penalty, round(max(0.0, base - penalty), 4)
 
 
-def to_verdict(claim_id: int, result: ClaimResult, layouts: Layouts | None = None, text_of=None) -> ClaimVerdict:
-    """Turn a grounding result into the schema; ``layouts`` (with ``text_of``: source id -> text) gives locators."""
+def to_verdict(
+    claim_id: int, result: ClaimResult, layouts: Layouts | None = None, text_of: Callable[[str], str | None] | None = None,
+) -> ClaimVerdict:
+    """Turn a grounding result into the schema; ``layouts`` (built from ``text_of``: source id -> text, when a
+    source is new to it) gives locators."""
     evidence = None
     if result.evidence is not None:
         source_id = result.evidence.source_id
-        text = text_of(source_id) if (layouts is not None and text_of is not None) else None
-        locator = layouts.locate(source_id, text, result.evidence.start, result.evidence.end) if text is not None else None
+        layout = None
+        if layouts is not None:
+            layout = layouts.get(source_id, None if source_id in layouts or text_of is None else text_of(source_id))
+        locator = layout.locate(result.evidence.start, result.evidence.end) if layout is not None else None
         evidence = EvidenceSpan(
             source_id=source_id, start=result.evidence.start, end=result.evidence.end, text=result.evidence.text, locator=locator,
         )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from historian_blueprint.schema import Cited, SourceText
-from historian_blueprint.text.spans import SENTENCE_END, claim_sentence_spans
+from historian_blueprint.text.spans import CUT, claim_sentence_spans
 from historian_blueprint.text.words import content_words, name_words
 
 SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
@@ -61,7 +61,7 @@ def sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, fro
     """The sentences of the region around a citation, in document offsets (the region starts at a line break)."""
     lo = max(0, start - LOCAL_RADIUS)
     if lo:  # start after a sentence end close by; failing that, at least at a word boundary
-        ends = [m.end() for m in SENTENCE_END.finditer(text, max(0, lo - 400), lo)]
+        ends = [m.end() for m in CUT.finditer(text, max(0, lo - 400), lo)]
         if ends:
             lo = ends[-1]
         else:
@@ -69,7 +69,7 @@ def sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, fro
             lo = space.end() if space and space.end() <= start else lo
     hi = min(len(text), end + LOCAL_RADIUS)
     if hi < len(text):
-        found = SENTENCE_END.search(text, hi, hi + 400)
+        found = CUT.search(text, hi, hi + 400)
         if found:
             hi = found.start() + 1
         else:

@@ -13,7 +13,6 @@ from flask import (
 from historian_blueprint.app import get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.export import bibliography, to_markdown
-from historian_blueprint.graph.run import ask, stream
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.verify.service import check_draft
@@ -78,6 +77,8 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
 
 
 def _run_ask(question: str, profile: str | None, parent: str | None) -> dict[str, Any]:
+    from historian_blueprint.graph.run import ask  # on use: langgraph loads with the first question, not with the app
+
     try:
         return ask(question, user_id=_user(), parent_id=parent, profile=profile)
     except IndexNotBuilt as exc:
@@ -174,6 +175,8 @@ def register(bp: Blueprint) -> None:
 
         def events():
             try:
+                from historian_blueprint.graph.run import stream  # on use, as in _run_ask
+
                 for event in stream(question, user_id=user, parent_id=parent, profile=profile):
                     if event.get("event") == "done":
                         run_id = event["run_id"]
