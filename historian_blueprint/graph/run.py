@@ -67,6 +67,8 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
         **asdict(read(RunSettings, config, profile)),
     )
     for key, value in overrides.items():
+        if not hasattr(context, key):
+            raise TypeError(f"make_context() got an unknown setting {key!r}")
         setattr(context, key, value)
     return context
 
