@@ -72,7 +72,6 @@ class RunSettings:
     rerank_k: int = key("RETRIEVAL_RERANK_K", 6)
     max_revisions: int = key("VERIFY_MAX_REVISION_ATTEMPTS", 2)
     max_question_chars: int = key("LIMITS_MAX_QUESTION_CHARS", 2000)
-    context_tokens: int = key("LLM_CONTEXT_TOKENS", 8000)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,6 @@ class Context:
     rerank_k: int = 6
     max_revisions: int = 2
     max_question_chars: int = 2000
-    context_tokens: int = 8000
     n_documents: int = 0
     checker: Callable[..., ClaimResult] | None = None
 

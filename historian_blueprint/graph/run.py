@@ -44,7 +44,7 @@ def engine(client: LLMClient | None = None, kind: str | None = None) -> Engine:
         return offline_engine(caps)
     client = client or llm_client()
     llm = LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
-    return llm_engine(llm, caps, read(RunSettings, config).context_tokens)
+    return llm_engine(llm, caps, read(LLMSettings, config).context_tokens)
 
 
 def make_context(profile: str | None = None, **overrides: Any) -> Context:

@@ -44,7 +44,6 @@ class ClaimContext:
     names: frozenset[str]               # content words of its capitalized terms (compared as written)
     documents: list[SourceText]         # every document given
     cited: list[Cited]
-    cited_docs: list[SourceText]        # the cited documents that were given
     primary: list[SourceText]           # where the evidence is looked for: the cited documents, else all
     doc: SourceText | None              # the document of the best evidence
     evidence: Evidence | None           # the best evidence in ``primary``
@@ -94,7 +93,7 @@ def build_context(
     elsewhere = None
     if cited_docs and (evidence is None or evidence.coverage < SUPPORT_THRESHOLD):
         elsewhere = _support_elsewhere(body, words, names, documents, cited, search)
-    return ClaimContext(claim, speaker, body, words, names, list(documents), cited, cited_docs, primary, doc, evidence, elsewhere)
+    return ClaimContext(claim, speaker, body, words, names, list(documents), cited, primary, doc, evidence, elsewhere)
 
 
 def _support_elsewhere(
