@@ -134,6 +134,15 @@ def _register_bench_commands(group: AppGroup) -> None:
 
         emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
 
+    @bench.command("scorer")
+    @click.option("--pairs", "n_pairs", type=int, default=512, show_default=True, help="(window, claim) pairs per round.")
+    @json_option
+    def bench_scorer(n_pairs, as_json) -> None:
+        """Support scorer throughput (pairs/s) and one claim's three windows (p50/p95 ms) on this machine."""
+        from historian_blueprint.bench import scorer as scorer_bench
+
+        emit(scorer_bench.run(n_pairs), as_json)
+
     @bench.command("index")
     @workdir_option
     @click.option("--limit-docs", type=int, default=None, help="Only the first N sample documents (quick runs).")
@@ -252,17 +261,74 @@ def _register_graph_commands(group: AppGroup) -> None:
             click.echo(f"  {role}: {getattr(result, role).summary}")
 
     @group.command("eval")
-    @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-    @click.option("--limit", type=int, default=None, help="Only the first N items.")
+    @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+    @click.option("--data", type=click.Path(file_okay=False, exists=True), default=None,
+                  help="With no PATHS: the shared data folder whose eval/ files are all run (default: ../shared/data).")
+    @click.option("--limit", type=int, default=None, help="Only the first N items of each file.")
     @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
-                  help="Write a JSON report and a reliability-diagram PNG into this folder.")
+                  help="Write the JSON and a reliability-diagram PNG (of each check half) into this folder.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-    def eval_command(path: str, limit: int | None, report_dir: str | None, as_json: bool) -> None:
-        """Verify every labeled claim of a file; print detection, false positives, calibration, baseline."""
+    def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, report_dir: str | None, as_json: bool) -> None:
+        """Verify labeled claims: fit and check halves, the lexical baseline fitted on the fit half, and (with
+        several files, or none: every labeled file of --data) leave-one-dataset-out."""
+        from historian_blueprint.bench import common as bench_common
         from historian_blueprint.evaluation import harness
 
-        result = harness.run(Path(path), limit=limit)
+        if len(paths) == 1:
+            result = harness.run(Path(paths[0]), limit=limit)
+            if report_dir:
+                json_path, png_path = harness.write_report(result, Path(report_dir))
+                result["report"] = {"json": str(json_path), "reliability_png": str(png_path)}
+            click.echo(json.dumps(result, indent=None if as_json else 2))
+            return
+        files = [Path(p) for p in paths]
+        if not files:
+            eval_dir = (Path(data) if data else bench_common.default_data_dir()) / "eval"
+            if not eval_dir.is_dir():
+                raise click.ClickException(f"no labeled data at {eval_dir}: pass --data DIR or the files")
+            files = harness.labeled_files(eval_dir)
+        result = harness.protocol(files, limit=limit)
         if report_dir:
-            json_path, png_path = harness.write_report(result, Path(report_dir))
-            result["report"] = {"json": str(json_path), "reliability_png": str(png_path)}
-        click.echo(json.dumps(result, indent=None if as_json else 2))
+            result["report"] = [str(p) for p in harness.write_protocol_report(result, Path(report_dir))]
+        if as_json:
+            click.echo(json.dumps(result))
+            return
+        click.echo(f"{'file':<24}{'fit BA':>8}{'check BA':>10}{'det':>7}{'FPR':>7}{'ECE':>7}{'LODO BA':>9}{'baseline':>10}")
+        for stem, f in result["files"].items():
+            c, lodo = f["check"], f["leave_one_dataset_out"] or {}
+            click.echo(f"{stem:<24}{f['fit']['balanced_accuracy']:>8.3f}{c['balanced_accuracy']:>10.3f}{c['detection_rate']:>7.3f}"
+                       f"{c['false_positive_rate']:>7.3f}{c['ece']:>7.3f}{lodo.get('balanced_accuracy', float('nan')):>9.3f}"
+                       f"{f['baseline_lexical']['check']:>10.3f}")
+
+    @group.command("train-checker")
+    @click.option("--data", "train_data", type=click.Path(file_okay=False, exists=True), default=None,
+                  help="Folder with git clones of the training sources: e-SNLI/, summac/, wice/ (README). Needed by --stage train.")
+    @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
+                  help="The shared data folder whose eval/ fit halves set the combination and calibration (default: ../shared/data).")
+    @click.option("--stage", type=click.Choice(["all", "train", "fit"]), default="all", show_default=True)
+    @click.option("--corpus-sentences", type=int, default=3500, show_default=True, help="Sample sentences made into synthetic pairs.")
+    @click.option("--snli-negatives", type=int, default=6000, show_default=True)
+    @click.option("--epochs", type=float, default=0.75, show_default=True)
+    @click.option("--seed", type=int, default=13, show_default=True)
+    def train_checker_command(train_data, eval_data, stage, corpus_sentences, snli_negatives, epochs, seed) -> None:
+        """Train the support scorer (int8 ONNX) and fit its calibration on the eval files' fit halves."""
+        from historian_blueprint.bench import common as bench_common
+        from historian_blueprint.checker import fit as fit_stage
+        from historian_blueprint.checker import train as trainer
+        from historian_blueprint.verify.scorer import MODEL_DIR
+
+        eval_dir = (Path(eval_data) if eval_data else bench_common.default_data_dir()) / "eval"
+        if not eval_dir.is_dir():
+            raise click.ClickException(f"no labeled data at {eval_dir}: pass --eval-data DIR")
+        if stage in ("all", "train"):
+            if not train_data:
+                raise click.ClickException("--data DIR (git clones of e-SNLI, summac and wice; see the README) is needed to train")
+            # the synthetic pairs keep away from the spans the labeled sets (and tests/data's held-out sets) use
+            held_out = [eval_dir / "historian_claims_dev.jsonl", eval_dir / "historian_qa_dev.jsonl",
+                        *sorted((Path(__file__).resolve().parents[1] / "tests" / "data").glob("*.jsonl"))]
+            pairs = trainer.build_pairs(Path(train_data), bench_common.SAMPLE_CORPUS, corpus_sentences, snli_negatives, seed, held_out)
+            meta = trainer.train(pairs, MODEL_DIR, epochs=epochs, seed=seed, max_len=160)
+            (MODEL_DIR / "combiner.json").unlink(missing_ok=True)  # fitted on the old model
+            click.echo(json.dumps({k: meta[k] for k in ("pairs", "steps", "train_seconds")}))
+        if stage in ("all", "fit"):
+            click.echo(json.dumps(fit_stage.fit_stage(eval_dir)["combiner"]["info"]))

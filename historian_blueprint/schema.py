@@ -129,6 +129,7 @@ class ClaimVerdict(BaseModel):
     cited_source_ids: list[str] = []
     checks: list[CheckOut] = []
     part: Literal["finding", "narrative"] = "finding"  # narrative: a sentence of the answer's prose
+    decided_by: str = ""  # the rule, or "support scorer", that gave the verdict
 
 
 # ----------------------------------------------------------------------------- the four reports
@@ -189,6 +190,8 @@ class Verification(BaseModel):
     confidence: float
     status: str
     latency_ms: float = 0.0
+    # the question's constraints no cited evidence mentions (verify/question.py): {"unmet", "finding", "refuse"}
+    premise: dict[str, Any] | None = None
 
 
 # ----------------------------------------------------------------------------- the output

@@ -23,7 +23,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("verify",),
     ("roles",),
     ("graph",),
-    ("bench", "evaluation"),                   # measure the floors below; cli runs them
+    ("bench", "evaluation", "checker"),        # measure and train the floors below; cli runs them
     ("web", "cli"),
     ("",),                                     # historian_blueprint/__init__.py: the extension
     ("demo",),                                 # the demo host app and the console script

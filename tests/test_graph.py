@@ -172,3 +172,13 @@ def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
     context = offline.thread_words(question, history)
     assert offline.extract(question, hits, context=context)[0].source_id == "hoover"
     assert offline.question_words("Describe and summarize the causes of the panic") == {"cause", "panic"}
+
+
+def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constraint(app):
+    """The issue's false premise, on the same passage the previous test verifies."""
+    with app.app_context():
+        out = ask("What did Grover Cleveland say on the moon about the repeal of the provision requiring the purchase of silver bullion?")
+        gone = ask("What did Harriet Tubman say about the repeal of the provision requiring the purchase of silver bullion?")
+    assert out["status"] != "verified"
+    assert "on the moon" in out["verification"]["premise"]["finding"]
+    assert gone["status"] != "verified" and "Harriet Tubman" in json.dumps(gone["verification"].get("premise")) + gone["answer"]

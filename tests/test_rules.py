@@ -28,7 +28,10 @@ def context(claim: str, *docs: SourceText, cited: tuple[Cited, ...] = ()):
 def decided_by(claim: str, *docs: SourceText, cited: tuple[Cited, ...] = ()) -> tuple[str, str]:
     """(verdict, name of the last check) of the whole checklist."""
     result = check_claim(claim, list(docs), cited)
-    return result.verdict, result.checks[-1].name if result.checks else ""
+    if result.decided_by == "support scorer" and result.flagged:  # the probability decided; a soft rule says why
+        failed = [c.name for c in result.checks if not c.ok and c.name != "support_model"]
+        return result.verdict, failed[0] if failed else "support scorer"
+    return result.verdict, result.decided_by
 
 
 def test_the_checklist_is_in_order_and_every_rule_is_named():

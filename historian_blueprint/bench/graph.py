@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -36,42 +37,96 @@ def _valid(result: dict[str, Any]) -> bool:
         return False
 
 
+OWN_SETS = Path(__file__).resolve().parents[2] / "tests" / "data"  # written for issue 12, held out from any fitting
+
+
+def question_sets(data: Path, n: int) -> dict[str, list[dict[str, Any]]]:
+    """historian_qa_dev split in its fit and check halves, and the held-out sets of tests/data when present."""
+    from historian_blueprint.evaluation.harness import half
+
+    dev = list(read_jsonl(data / "eval" / "historian_qa_dev.jsonl"))[:n]
+    sets = {"historian_qa_dev_fit": [q for q in dev if half(q) == "fit"], "historian_qa_dev_check": [q for q in dev if half(q) == "check"]}
+    for name in ("questions", "false_premises"):
+        path = OWN_SETS / f"{name}.jsonl"
+        if path.exists():
+            sets[f"own_{name}"] = list(read_jsonl(path))
+    return sets
+
+
+def holds_answer(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str]) -> bool:
+    """Some citation's span overlaps a gold quote where it stands in its document."""
+    for g in gold:
+        text = texts.get(g["source_id"], "")
+        at = text.find(g["quote"])
+        if at < 0:
+            continue
+        if any(c["source_id"] == g["source_id"] and c["start"] < at + len(g["quote"]) and c["end"] > at for c in result["citations"]):
+            return True
+    return False
+
+
+def score_questions(items: list[dict[str, Any]], results: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, Any]:
+    """Answerable: answered (not refused) with a citation whose span holds the answer, and how many of those
+    were left unflagged; unanswerable and false premises: refused or flagged (not verified); and how often a
+    `verified` answer was right."""
+    out = {"answerable": 0, "answered_with_gold_span": 0, "answered_with_gold_span_verified": 0,
+           "unanswerable": 0, "refused": 0, "refused_or_flagged": 0, "verified": 0, "verified_right": 0,
+           "premise_named": 0, "schema_valid": 0}
+    for item, result in zip(items, results):
+        out["schema_valid"] += _valid(result)
+        refused = bool(result["metadata"]["refusal"])
+        verified = result["status"] == "verified"
+        answerable = bool(item.get("gold"))
+        right = answerable and not refused and holds_answer(result, item["gold"], texts)
+        out["verified"] += verified
+        out["verified_right"] += verified and right
+        if answerable:
+            out["answerable"] += 1
+            out["answered_with_gold_span"] += right
+            out["answered_with_gold_span_verified"] += right and verified
+        else:
+            out["unanswerable"] += 1
+            out["refused"] += refused
+            out["refused_or_flagged"] += refused or not verified
+            if item.get("constraint"):
+                named = json.dumps(result["verification"].get("premise") or {}) + result["answer"]
+                out["premise_named"] += item["constraint"].lower() in named.lower()
+    out["verified_precision"] = round(out["verified_right"] / out["verified"], 4) if out["verified"] else None
+    return out
+
+
 def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
+    from historian_blueprint.evaluation.harness import sample_corpus
+
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
     ensure_index(app)
-    items = list(read_jsonl(data / "eval" / "historian_qa_dev.jsonl"))[:n]
-    questions = [q["question"] for q in items]
+    sets = question_sets(data, n)
+    texts = {k: d.text for k, d in sample_corpus().items()}
     drafts = five_sentence_drafts(data, n)
     out: dict[str, Any] = {}
-    qa = {"answerable": 0, "answered": 0, "cited_gold_source": 0, "unanswerable": 0, "refused": 0, "schema_valid": 0}
     with app.app_context():
-        ask(questions[0])  # warm: model, index, caches
+        first = next(q for items in sets.values() for q in items)["question"]
+        ask(first)  # warm: model, index, caches
         check_draft(drafts[0])
         ask_ms, statuses = [], {}
-        for item in items:
-            t0 = time.perf_counter()
-            result = ask(item["question"])
-            ask_ms.append((time.perf_counter() - t0) * 1000)
-            statuses[result["status"]] = statuses.get(result["status"], 0) + 1
-            qa["schema_valid"] += _valid(result)
-            if item.get("gold"):
-                qa["answerable"] += 1
-                qa["answered"] += bool(result["citations"]) and not result["metadata"]["refusal"]  # not an error either
-                gold = {g["source_id"] for g in item["gold"]}
-                qa["cited_gold_source"] += any(c["source_id"] in gold for c in result["citations"])
-            else:
-                qa["unanswerable"] += 1
-                qa["refused"] += bool(result["metadata"]["refusal"])
+        for name, items in sets.items():
+            results = []
+            for item in items:
+                t0 = time.perf_counter()
+                result = ask(item["question"])
+                ask_ms.append((time.perf_counter() - t0) * 1000)
+                statuses[result["status"]] = statuses.get(result["status"], 0) + 1
+                results.append(result)
+            out[name] = score_questions(items, results, texts)
         verify_ms = []
         for d in drafts:
             t0 = time.perf_counter()
             check_draft(d)
             verify_ms.append((time.perf_counter() - t0) * 1000)
     out["ask"] = {"n": len(ask_ms), "p50_ms": round(percentile(ask_ms, 50), 1), "p95_ms": round(percentile(ask_ms, 95), 1), "statuses": statuses}
-    out["historian_qa"] = qa
     out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1), "p95_ms": round(percentile(verify_ms, 95), 1)}
-    out["targets"] = {"ask_p95_ms": 2000, "verify_p95_ms": 1000}
+    out["targets"] = {"ask_p95_ms": 300, "verify_p95_ms": 500}
     return out
 
 

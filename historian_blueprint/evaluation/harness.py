@@ -7,11 +7,13 @@ against the sample corpus, with their citation (``cited``) when they carry one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from historian_blueprint.text.words import STOPWORDS, number_vocabulary, numbers
 from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.grounding import verify_answer, verify_claim
+from historian_blueprint.verify.support import Combiner, default_combiner, fit
 
 FLAGGED_LABELS = ("unsupported", "partially_supported")
 
@@ -40,24 +43,6 @@ def sample_corpus() -> dict[str, SourceText]:
 def _baseline_words(text: str) -> set[str]:
     """The baseline's own fixed tokenizer (lowercase words minus stopwords), independent of the verifier's."""
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS}
-
-
-def lexical_baseline(items: list[dict[str, Any]], texts: list[str]) -> dict[str, Any]:
-    """Share of the claim's content words in the document + every number present; threshold fitted here."""
-    rows = []
-    for item, text in zip(items, texts):
-        claim_words = _baseline_words(item["claim"])
-        doc_words = _baseline_words(text)
-        share = len(claim_words & doc_words) / len(claim_words) if claim_words else 1.0
-        numbers_ok = numbers(item["claim"]) <= number_vocabulary(text)
-        rows.append((share, numbers_ok, item["label"] not in FLAGGED_LABELS))
-    best = (0.0, 0.0)
-    for threshold in sorted({r[0] for r in rows} | {0.0, 1.01}):
-        preds = [(s >= threshold and n) for s, n, _ in rows]
-        ba = balanced_accuracy([p for p in preds], [y for *_, y in rows])
-        if ba > best[0]:
-            best = (ba, threshold)
-    return {"balanced_accuracy": round(best[0], 4), "threshold": round(best[1], 4)}
 
 
 def balanced_accuracy(predicted_supported: list[bool], supported: list[bool]) -> float:
@@ -84,20 +69,52 @@ def expected_calibration_error(confidences: list[float], outcomes: list[bool], b
     return round(ece, 4), table
 
 
-def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult] | None = None) -> dict[str, Any]:
-    """Verify every item; return the metrics as one JSON-ready dict."""
-    items = list(read_jsonl(path))[:limit]
+def group_key(item: dict[str, Any]) -> str:
+    """What ties items together: the documents they are checked against (their ids, and their text when it
+    is inline), so that a right and a hallucinated answer over one passage, or two claims about one document,
+    never fall in different halves; an item without documents is its own group (its id)."""
+    documents = item.get("documents") or []
+    if not documents:
+        return str(item.get("id") or item.get("claim") or item.get("question"))
+    parts = sorted(f"{d.get('_id', '')}\x1f{hashlib.sha256(d.get('content', '').encode('utf-8')).hexdigest()}" for d in documents)
+    return "\x1e".join(parts)
+
+
+def half(item: dict[str, Any]) -> str:
+    """The item's half, fixed by a hash of its group (``group_key``): "fit" or "check"."""
+    return "fit" if hashlib.sha256(group_key(item).encode("utf-8")).digest()[0] % 2 == 0 else "check"
+
+
+@dataclass
+class Row:
+    """One verified item: what the harness scores and what a combiner is refitted on."""
+
+    half: str
+    supported: bool          # the label
+    flagged: bool            # the verifier's verdict
+    verdict: str
+    confidence: float
+    hard_failed: bool
+    features: dict[str, float] | None
+    kind: str
+    span_ok: bool | None
+    valid: bool
+    latency_ms: float
+    baseline_share: float
+    baseline_numbers_ok: bool
+
+
+def collect(
+    path: Path, limit: int | None = None, checker: Callable[..., ClaimResult] | None = None, halves: tuple[str, ...] = ("fit", "check"),
+) -> tuple[str, list[Row]]:
+    """Verify every item of a file (of the given halves): (dataset name, one row per item)."""
+    items = [item for item in list(read_jsonl(path))[:limit] if half(item) in halves]
     corpus: dict[str, SourceText] | None = None
     search = None
     if any("content" not in d for item in items for d in item["documents"]):
         corpus = sample_corpus()
         search = search_documents(list(corpus.values()))
-
-    per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    flagged_true = flagged_false = n_true = n_false = 0
-    confidences, outcomes, latencies, baseline_texts = [], [], [], []
-    spans_ok = spans_total = valid = 0
-    verdict_counts: dict[str, int] = defaultdict(int)
+    rows = []
     for item in items:
         if corpus is not None:
             documents = [corpus[d["_id"]] for d in item["documents"] if d["_id"] in corpus]
@@ -109,56 +126,134 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
             result = verify_answer(item["question"], item["claim"], documents, cited, search, checker=checker)
         else:
             result = verify_claim(item["claim"], documents, cited, search, checker=checker)
-        latencies.append((time.perf_counter() - t0) * 1000)
+        latency = (time.perf_counter() - t0) * 1000
         by_id = corpus if corpus is not None else {d.source_id: d for d in documents}
         try:
             verdict = to_verdict(1, result, Layouts(), lambda source_id: by_id[source_id].text)
-            valid += 1
         except (ValidationError, KeyError):
             verdict = None
+        span_ok = None
         if verdict is not None and verdict.evidence is not None:
-            spans_total += 1
             source = by_id.get(verdict.evidence.source_id)
-            spans_ok += bool(source and source.text[verdict.evidence.start: verdict.evidence.end] == verdict.evidence.text)
-        supported_label = item["label"] not in FLAGGED_LABELS
-        flagged = result.flagged
-        verdict_counts[result.verdict] += 1
-        if supported_label:
-            n_false += 1
-            flagged_false += flagged
-        else:
-            n_true += 1
-            flagged_true += flagged
-        kind = item.get("kind") or item["label"]
-        per_kind[kind][0] += 1
-        per_kind[kind][1] += flagged
-        confidences.append(verdict.confidence if verdict else 0.0)
-        outcomes.append(supported_label)
-        baseline_texts.append(" ".join(d.text for d in documents))
+            span_ok = bool(source and source.text[verdict.evidence.start: verdict.evidence.end] == verdict.evidence.text)
+        text = " ".join(d.text for d in documents)
+        claim_words = _baseline_words(item["claim"])
+        share = len(claim_words & _baseline_words(text)) / len(claim_words) if claim_words else 1.0
+        hard = result.flagged and result.decided_by != "support scorer"  # a hard rule decided (or the rules alone)
+        rows.append(Row(
+            half(item), item["label"] not in FLAGGED_LABELS, result.flagged, result.verdict,
+            verdict.confidence if verdict else 0.0, hard, result.features, item.get("kind") or item["label"], span_ok,
+            verdict is not None, latency, share, numbers(item["claim"]) <= number_vocabulary(text),
+        ))
+    name = items[0].get("dataset", path.stem) if items else path.stem
+    return name, rows
 
-    detection = flagged_true / n_true if n_true else 0.0
-    fpr = flagged_false / n_false if n_false else 0.0
-    ece, reliability = expected_calibration_error(confidences, outcomes)
-    baseline = lexical_baseline(items, baseline_texts)
-    ba = (detection + 1 - fpr) / 2
+
+def rescore(rows: list[Row], combiner: Combiner) -> list[Row]:
+    """The rows as another combiner would decide them (the hard rules' verdicts stand)."""
+    out = []
+    for r in rows:
+        if r.features is None:  # decided without the scorer (a failed check): unchanged
+            out.append(r)
+            continue
+        p = combiner.probability(r.features)
+        if r.hard_failed:
+            p = min(p, combiner.threshold * 0.99)  # as check_claim caps it
+        flagged = r.hard_failed or p < combiner.threshold
+        verdict = r.verdict if r.hard_failed else ("unsupported" if flagged else "supported")
+        out.append(replace(r, flagged=flagged, confidence=round(p, 4), verdict=verdict))
+    return out
+
+
+def figures(rows: list[Row]) -> dict[str, Any]:
+    """Detection, false positives, balanced accuracy, calibration and integrity of some rows."""
+    pos = [r for r in rows if not r.supported]
+    neg = [r for r in rows if r.supported]
+    detection = sum(r.flagged for r in pos) / len(pos) if pos else 0.0
+    fpr = sum(r.flagged for r in neg) / len(neg) if neg else 0.0
+    ece, reliability = expected_calibration_error([r.confidence for r in rows], [r.supported for r in rows])
+    spans = [r.span_ok for r in rows if r.span_ok is not None]
+    per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    verdicts: dict[str, int] = defaultdict(int)
+    for r in rows:
+        per_kind[r.kind][0] += 1
+        per_kind[r.kind][1] += r.flagged
+        verdicts[r.verdict] += 1
+    latencies = [r.latency_ms for r in rows]
     return {
-        "dataset": items[0].get("dataset", path.stem) if items else path.stem,
-        "file": str(path),
-        "n": len(items),
+        "n": len(rows),
         "detection_rate": round(detection, 4),
         "false_positive_rate": round(fpr, 4),
-        "balanced_accuracy": round(ba, 4),
-        "citation_integrity": round(spans_ok / spans_total, 4) if spans_total else 1.0,
-        "evidence_spans": spans_total,
+        "balanced_accuracy": round((detection + 1 - fpr) / 2, 4),
         "ece": ece,
-        "schema_validity": round(valid / len(items), 4) if items else 1.0,
-        "latency_ms": {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2)},
+        "citation_integrity": round(sum(spans) / len(spans), 4) if spans else 1.0,
+        "evidence_spans": len(spans),
+        "schema_validity": round(sum(r.valid for r in rows) / len(rows), 4) if rows else 1.0,
+        "latency_ms": {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2)} if rows else {},
         "per_kind": {k: {"n": n, "flagged": round(f / n, 4)} for k, (n, f) in sorted(per_kind.items())},
-        "verdicts": dict(verdict_counts),
-        "baseline_lexical": baseline,
-        "beats_baseline": ba > baseline["balanced_accuracy"],
+        "verdicts": dict(verdicts),
         "reliability": reliability,
     }
+
+
+def lexical_baseline(fit: list[Row], check: list[Row]) -> dict[str, Any]:
+    """Share of the claim's words in the documents (and every number present): threshold fitted on ``fit``,
+    balanced accuracy reported on both."""
+    def ba(rows: list[Row], threshold: float) -> float:
+        return balanced_accuracy([r.baseline_share >= threshold and r.baseline_numbers_ok for r in rows], [r.supported for r in rows])
+
+    best = max(sorted({r.baseline_share for r in fit} | {0.0, 1.01}), key=lambda t: (ba(fit, t), -t), default=0.0)
+    return {"threshold": round(best, 4), "fit": round(ba(fit, best), 4), "check": round(ba(check, best), 4)}
+
+
+def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult] | None = None) -> dict[str, Any]:
+    """Verify every item of one file with the shipped verifier; figures for the whole file and each half."""
+    dataset, rows = collect(path, limit, checker)
+    fit = [r for r in rows if r.half == "fit"]
+    check = [r for r in rows if r.half == "check"]
+    whole = figures(rows)
+    whole["per_kind"] = figures(check)["per_kind"]  # per kind: the check half only
+    baseline = lexical_baseline(fit, check)
+    return {
+        "dataset": dataset, "file": str(path), **whole,
+        "fit": _short(figures(fit)), "check": _short(figures(check)),
+        "baseline_lexical": baseline,
+        "beats_baseline": figures(check)["balanced_accuracy"] > baseline["check"],
+    }
+
+
+def _short(f: dict[str, Any]) -> dict[str, Any]:
+    return {k: f[k] for k in ("n", "detection_rate", "false_positive_rate", "balanced_accuracy", "ece")}
+
+
+def protocol(paths: list[Path], limit: int | None = None) -> dict[str, Any]:
+    """Every file verified once; the shipped combiner's fit/check figures, the lexical baseline fitted on each
+    fit half, and leave-one-dataset-out (the combiner refitted on the other files' fit halves)."""
+    collected = {path.stem: collect(path, limit) for path in paths}
+    out: dict[str, Any] = {"files": {}}
+    for stem, (dataset, rows) in collected.items():
+        fit = [r for r in rows if r.half == "fit"]
+        check = [r for r in rows if r.half == "check"]
+        others = [(s, r) for s2, (_, rs) in collected.items() if s2 != stem for r in rs if r.half == "fit" for s in [s2]]
+        lodo = None
+        usable = [(s, r) for s, r in others if r.features is not None]
+        if len({s for s, _ in usable}) >= 1 and usable:
+            refit = fit_combiner([r for _, r in usable], [s for s, _ in usable])
+            lodo = _short(figures(rescore(check, refit)))
+        baseline = lexical_baseline(fit, check)
+        check_figures = figures(check)
+        out["files"][stem] = {
+            "dataset": dataset, "n": len(rows), "fit": _short(figures(fit)), "check": check_figures,
+            "leave_one_dataset_out": lodo, "baseline_lexical": baseline,
+            "check_beats_baseline": check_figures["balanced_accuracy"] > baseline["check"],
+        }
+    out["combiner"] = default_combiner().info
+    return out
+
+
+def fit_combiner(rows: list[Row], groups: list[str], info: dict[str, Any] | None = None) -> Combiner:
+    usable = [(r, g) for r, g in zip(rows, groups) if r.features is not None]
+    return fit([r.features for r, _ in usable], [r.supported for r, _ in usable], [g for _, g in usable], info)  # type: ignore[misc]
 
 
 def write_report(result: dict[str, Any], directory: Path) -> tuple[Path, Path]:
@@ -185,3 +280,27 @@ def write_report(result: dict[str, Any], directory: Path) -> tuple[Path, Path]:
     fig.savefig(png_path)
     plt.close(fig)
     return json_path, png_path
+
+
+def labeled_files(directory: Path) -> list[Path]:
+    """The files of a folder whose items are labeled claims (``claim`` and ``label``); QA files are scored by
+    ``historian bench graph``."""
+    out = []
+    for path in sorted(directory.glob("*.jsonl")):
+        first = next(iter(read_jsonl(path)), None)
+        if first and "claim" in first and "label" in first:
+            out.append(path)
+    return out
+
+
+def write_protocol_report(result: dict[str, Any], directory: Path) -> list[Path]:
+    """One reliability diagram of every file's check half (and the whole protocol as JSON)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = [directory / "protocol.json"]
+    written[0].write_text(json.dumps(result, indent=2), encoding="utf-8")
+    for stem, f in result["files"].items():
+        check = f["check"]
+        _, png = write_report({"file": f"{stem}_check", "dataset": f"{f['dataset']} check half", "n": check["n"],
+                               "ece": check["ece"], "reliability": check["reliability"]}, directory)
+        written.append(png)
+    return written

@@ -17,11 +17,12 @@ from langgraph.config import get_stream_writer
 
 from historian_blueprint.roles import extractive
 from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
-from historian_blueprint.schema import Answer, ChallengeReport, CounterReport, InterrogationReport, SourceText
+from historian_blueprint.schema import REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, SourceText, worse
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.markers import marker_ids
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.question import premise
 from historian_blueprint.graph.state import State
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -166,7 +167,25 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
                 errors.append(f"citation [{cit.id}] is not the text at its offsets")
     if errors or draft.refusal:
         return {"validation_errors": errors, "claims": []}
-    return {"validation_errors": [], **_ground(state, config, draft)}
+    found = _premise(state, config, draft)
+    if found is not None and found["refuse"]:  # nothing cited mentions whom or what the question is about
+        text = (f"{REFUSAL_PREFIX} “{state['question']}”: {found['finding']}. The closest passages found were "
+                + "; ".join(f"{cit.title} ({cit.locator})" for cit in draft.citations[:3]) + ".")
+        return {"validation_errors": [], "claims": [], "draft": Answer(answer=text, bullets=[], citations=[], refusal=True),
+                "verification": {"premise": found}}
+    return {"validation_errors": [], **_ground(state, config, draft), "verification": {"premise": found}}
+
+
+def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any] | None:
+    """Does the answer address its question: the question's constraints no citation mentions (verify/question.py)."""
+    c = ctx(config)
+    cited, texts = [], {}
+    for cit in draft.citations:
+        doc = c.get_document(cit.source_id)
+        cited.append((cit.text, doc.byline if doc is not None else f"{cit.title} {cit.author or ''} {cit.year or ''}"))
+        if doc is not None:
+            texts[doc.source_id] = doc.text
+    return premise(state.get("question", ""), cited, list(texts.values()))
 
 
 def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any]:
@@ -208,6 +227,10 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
         revisions_left=state.get("revisions", 0) < c.max_revisions, failures=state.get("llm_failures", []),
     )
     report = outcome.value
+    found = (state.get("verification") or {}).get("premise")
+    if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
+        report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
+                                           "summary": f"{report.summary}; flagged: {found['finding']}"})
     return {"verification": {"judge": report.model_dump()}, "confidence": report.confidence, "status": report.status,
             **failures(outcome)}
 

@@ -14,7 +14,10 @@ MAX_PENALTY = 0.5  # the reports together take at most this much off the base
 
 
 def claim_confidence(result: ClaimResult) -> float:
-    """Probability that the claim is supported, from the verdict and the evidence coverage."""
+    """Probability that the claim is supported: the calibrated support probability (verify/support.py) when the
+    scorer read the claim, else (rules alone) from the verdict and the evidence coverage."""
+    if result.probability is not None:
+        return round(min(max(result.probability, 0.0), 1.0), 4)
     if result.verdict == "supported":
         return round(0.6 + 0.4 * result.support, 4)
     if result.verdict in ("misquote", "contradicted"):
@@ -65,5 +68,5 @@ def to_verdict(
         id=claim_id, text=result.claim, verdict=result.verdict, type=result.type, severity=result.severity,
         confidence=claim_confidence(result), support=min(max(result.support, 0.0), 1.0), reason=result.reason,
         evidence=evidence, cited_source_ids=[c.source_id for c in result.cited],
-        checks=[CheckOut(name=c.name, ok=c.ok, detail=c.detail) for c in result.checks],
+        checks=[CheckOut(name=c.name, ok=c.ok, detail=c.detail) for c in result.checks], decided_by=result.decided_by,
     )

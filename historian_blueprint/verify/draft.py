@@ -6,13 +6,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from historian_blueprint.schema import ClaimVerdict, Cited, SourceText, Verification
+from historian_blueprint.schema import ClaimVerdict, Cited, SourceText, Verification, worse
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.claims import split_claims
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.grounding import bare_answer, proposition, verify_answer, verify_claim
+from historian_blueprint.verify.question import premise
 from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge
 
 
@@ -88,4 +89,19 @@ def verify_draft(
         return verify_claims([(statement, whole_documents(sources, get_document))], get_document=get_document,
                              search=search, caps=caps, revisions_left=False, checker=answer)
     claims = [(claim, whole_documents(ids or sources, get_document)) for claim, ids in split_claims(text)]
-    return verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False, checker=checker)
+    verification = verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False, checker=checker)
+    if question:
+        cited, texts = [], {}
+        for claim in verification.claims:
+            if claim.evidence is not None:
+                doc = get_document(claim.evidence.source_id)
+                cited.append((claim.evidence.text, doc.byline if doc is not None else ""))
+                if doc is not None:
+                    texts[doc.source_id] = doc.text
+        found = premise(question, cited or [("", "")], list(texts.values()))
+        if found:
+            status = worse(verification.status, "flagged")  # type: ignore[arg-type]
+            judged = verification.judge.model_copy(update={
+                "status": status, "safe_to_publish": False, "summary": f"{verification.judge.summary}; flagged: {found['finding']}"})
+            verification = verification.model_copy(update={"premise": found, "status": status, "judge": judged})
+    return verification

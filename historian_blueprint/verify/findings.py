@@ -55,6 +55,9 @@ class ClaimResult:
     checks: list[Check] = field(default_factory=list)
     reason: str = ""
     cited: list[Cited] = field(default_factory=list)
+    probability: float | None = None   # calibrated support probability (None: decided by the rules alone)
+    decided_by: str = ""               # the rule or "support scorer" that gave the verdict
+    features: dict[str, float] | None = None  # what the probability was computed from (the harness refits on them)
 
     @property
     def flagged(self) -> bool:

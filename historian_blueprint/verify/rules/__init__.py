@@ -32,3 +32,28 @@ RULES: tuple[Rule, ...] = (
     comparison.each_named,    # "both A and B are P": P is said of each
     comparison.chronology,    # "A before B": the sources' years agree
 )
+
+# With the support scorer (verify/support.py) the rules split in two. Hard rules are precise by construction
+# and contradict a claim whatever the scorer says; the first that fails decides. Soft rules only measure: what
+# they find is a feature of the calibrated support probability, and their reason explains an unsupported
+# verdict. Misattribution (support.misattribution) is hard too; it is checked where the cited source is weak.
+HARD_RULES: tuple[Rule, ...] = (
+    support.assertion,
+    quotation.quotation,
+    quotation.speaker,
+    details.numbers,
+    details.names,
+    details.names_together,
+    polarity.negation,
+    polarity.frequency,
+    comparison.chronology,
+)
+SOFT_RULES: tuple[Rule, ...] = (
+    support.coverage,
+    support.novel_words,
+    polarity.scope,
+    comparison.each_named,
+)
+# What a claim the scorer carries must still agree on with the window that carries it (when that window is
+# not the cited region the hard rules already read).
+CARRIED_RULES: tuple[Rule, ...] = (details.numbers, details.names, polarity.negation)

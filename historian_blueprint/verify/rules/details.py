@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 from historian_blueprint.text.normalize import normalize
-from historian_blueprint.text.words import capitalized_terms, number_vocabulary, words
-from historian_blueprint.text.words import numbers as numbers_in
+from historian_blueprint.text.words import capitalized_terms, quantities, rounds_to, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import names_together as mentioned_together
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
@@ -17,14 +16,17 @@ FIRST_PERSON = frozenset("i we my our me us".split())
 
 
 def numbers(ctx: ClaimContext) -> Finding:
-    """Every number, amount and date of the claim is in the evidence; another number there contradicts it."""
-    claimed = numbers_in(ctx.body)
-    given = number_vocabulary(ctx.evidence.text)
-    missing = sorted(claimed - given)
-    check = Check("numbers", not missing, ", ".join(missing))
+    """Every number, amount and date of the claim is in the evidence (a figure the claim says is approximate
+    may be the evidence's, rounded); another number there contradicts it."""
+    claimed = quantities(ctx.body)
+    stated = [q.value for q in quantities(ctx.evidence.text)]
+    missing = [q for q in claimed if not any(rounds_to(q, s) for s in stated)]
+    shown = ", ".join(f"{q.value:,.10g}" for q in missing)
+    check = Check("numbers", not missing, shown)
     if missing:
-        return failed(check, "contradicted" if given - claimed else "unsupported", "unverified_detail", "high",
-                      f"{', '.join(missing)} is not in the evidence")
+        unused = [s for s in stated if not any(rounds_to(q, s) for q in claimed)]
+        return failed(check, "contradicted" if unused else "unsupported", "unverified_detail", "high",
+                      f"{shown} is not in the evidence")
     return passed(check)
 
 

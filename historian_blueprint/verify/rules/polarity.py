@@ -55,3 +55,34 @@ def frequency(ctx: ClaimContext) -> Finding:
     if flipped:
         return failed(check, "contradicted", "exaggeration", "high", f"'{flipped[0]}' is not how often the source says it happened")
     return passed(check)
+
+
+# Words that judge something well or ill. Used only to *name* a claim the support probability already found
+# unsupported: when the claim judges ill what its evidence judges well (or the reverse), it is a reversed
+# opinion, "contradicted" rather than merely "unsupported". It never turns a supported claim into a flagged one.
+FAVOURABLE = frozenset(
+    "salutary beneficial benefit good wise improve improved improvement prosper prosperous prosperity success "
+    "successful strengthen strengthened favorable favourable help helpful restore restored gain sound advantage "
+    "advantageous healthy confident confidence progress satisfactory encourage encouraging welcome approve "
+    "approved praise praised excellent relief hopeful".split()
+)
+UNFAVOURABLE = frozenset(
+    "damage damaged damaging harm harmful hurt injure injured injurious weaken weakened ruin ruinous danger "
+    "dangerous threaten threatened fail failed failure bad unwise loss worse worsen disastrous disaster evil "
+    "destroy destroyed undermine undermined unsatisfactory discourage condemn condemned deplore deplorable "
+    "distress alarming mischievous".split()
+)
+
+
+def reversed_opinion(ctx: ClaimContext) -> Finding | None:
+    """The claim judges ill what its evidence judges well, or well what it judges ill."""
+    if ctx.evidence is None:
+        return None
+    said, source = set(words(ctx.body)), set(words(ctx.evidence.text))
+    for mine, theirs in ((UNFAVOURABLE, FAVOURABLE), (FAVOURABLE, UNFAVOURABLE)):
+        claimed, stated = said & mine, source & theirs
+        if claimed and stated and not said & theirs and not source & mine:
+            check = Check("opinion", False, f"{', '.join(sorted(claimed))} against {', '.join(sorted(stated))}")
+            return failed(check, "contradicted", "fabrication", "high",
+                          f"the claim says {sorted(claimed)[0]} where the source says {sorted(stated)[0]}: a reversed opinion")
+    return None

@@ -1,0 +1,33 @@
+"""Stage 2 of ``historian train-checker``: fit the combination weights, the threshold and the isotonic
+calibration of ``verify/support.py`` on the *fit* halves of the labeled files, and write them beside the
+model (``verify/model/combiner.json``, with the model's SHA-256: a combiner fitted on another model is refused
+at load). The check halves are not read here."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from historian_blueprint.evaluation import harness
+from historian_blueprint.verify import scorer, support
+
+
+def fit_stage(eval_dir: Path) -> dict[str, Any]:
+    t0 = time.time()
+    target = scorer.MODEL_DIR / support.COMBINER_FILE
+    target.unlink(missing_ok=True)  # the features do not depend on it; a stale one would refuse to load
+    support._combiner_at.cache_clear()
+    scorer.forget_loaded()
+    rows, groups = [], []
+    for path in harness.labeled_files(eval_dir):
+        _, fit_rows = harness.collect(path, halves=("fit",))  # the check half is not read
+        rows += fit_rows
+        groups += [path.stem] * len(fit_rows)
+    counts = {g: groups.count(g) for g in sorted(set(groups))}
+    info = {"fit_rows": counts, "fitted_at": time.strftime("%Y-%m-%d"), "model_sha256": support.model_digest(scorer.MODEL_DIR)}
+    combiner = harness.fit_combiner(rows, groups, info)
+    target.write_text(json.dumps(combiner.to_json(), indent=2), encoding="utf-8")
+    support._combiner_at.cache_clear()
+    return {"combiner": combiner.to_json(), "seconds": round(time.time() - t0)}

@@ -1,0 +1,156 @@
+"""The support scorer beside the hard checks: figures, windows, the shipped model, the combiner, and the
+check-a-draft paraphrases (tests/data/paraphrases.jsonl, written for this and held out from any fitting)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from historian_blueprint.schema import Cited, SourceText
+from historian_blueprint.text.words import quantities, rounds_to
+from historian_blueprint.verify.grounding import verify_claim
+from historian_blueprint.verify.scorer import MODEL_DIR, SupportScorer
+from historian_blueprint.verify.support import FEATURES, Combiner, fit
+from historian_blueprint.verify.windows import WINDOW_CHARS, windows
+from tests.conftest import REPO
+
+DATA = REPO / "tests" / "data"
+CLEVELAND = "sotu-1893-grover-cleveland"
+
+
+def corpus() -> dict[str, SourceText]:
+    from historian_blueprint.evaluation.harness import sample_corpus
+
+    return sample_corpus()
+
+
+@pytest.fixture(scope="module")
+def docs() -> dict[str, SourceText]:
+    return corpus()
+
+
+def test_quantities_read_digits_words_and_scale_words():
+    found = quantities("about 54 million fine ounces at a cost of roughly $45.5 million")
+    assert [(q.value, q.precision, q.hedged, q.scaled) for q in found] == [(54e6, 1e6, True, True), (45.5e6, 1e5, True, True)]
+    assert quantities("half a million") == []  # a fraction is left out rather than misread
+    assert [q.year for q in quantities("from 1861 to 1867")] == [True, True]
+    assert [q[0] for q in quantities("five hundred miles, 2,209 deaths and twenty-three thousand men")] == [500, 2209, 23000]
+
+
+def test_a_rounded_figure_is_the_figure_and_a_changed_one_is_not():
+    about_54m, about_64m = quantities("about 54 million")[0], quantities("about 64 million")[0]
+    assert rounds_to(about_54m, 54_008_162.59)
+    assert not rounds_to(about_64m, 54_008_162.59)
+    assert not rounds_to(quantities("500 miles")[0], 512)  # not said to be approximate
+    assert not rounds_to(quantities("100,000 men")[0], 60_000) and not rounds_to(quantities("about 1861")[0], 1865)
+    assert rounds_to(quantities("five hundred miles")[0], 500)
+
+
+def test_windows_are_exact_spans_cited_first_and_bounded(docs):
+    doc = docs[CLEVELAND]
+    start = doc.text.index("The recent repeal")
+    found = windows("repeal of the silver purchase clause", doc.text, [(start, start + 40)], limit=3)
+    assert 1 <= len(found) <= 3
+    assert found[0].start <= start < found[0].end
+    for w in found:
+        assert doc.text[w.start:w.end] == w.text and len(w.text) <= WINDOW_CHARS
+
+
+def test_the_shipped_scorer_reads_support_not_shared_words():
+    scorer = SupportScorer(MODEL_DIR)
+    evidence = ("The Secretary of the Treasury reports that the purchases of silver during the last fiscal year "
+                "aggregated 54,008,162.59 fine ounces, which cost $45,531,374.53.")
+    carried, reversed_, unrelated = scorer.score([
+        (evidence, "The Treasury bought about 54 million ounces of silver last year."),
+        (evidence, "The Treasury sold all of its silver last year."),
+        (evidence, "The harvest of cotton was abundant in the southern states."),
+    ])
+    assert carried > reversed_ and carried > unrelated
+    assert "sources" in scorer.meta and scorer.meta["pairs"] > 10000  # provenance ships with the weights
+    assert (MODEL_DIR / "model.onnx").stat().st_size <= 30 * 1024 * 1024
+
+
+def test_combiner_fit_is_calibrated_and_round_trips():
+    rows, labels, groups = [], [], []
+    for i in range(400):
+        supported = i % 2 == 0
+        rows.append({name: 0.0 for name in FEATURES} | {"logit": (2.0 if supported else -2.0) + (i % 7 - 3) * 0.4,
+                                                         "coverage": 0.9 if supported else 0.4})
+        labels.append(supported)
+        groups.append("a" if i < 200 else "b")
+    combiner = fit(rows, labels, groups)
+    probs = [combiner.probability(r) for r in rows]
+    assert all(0.0 <= p <= 1.0 for p in probs)
+    assert sum(p >= combiner.threshold for p, y in zip(probs, labels) if y) / 200 >= 0.9
+    assert sum(p < combiner.threshold for p, y in zip(probs, labels) if not y) / 200 >= 0.9
+    again = Combiner.from_json(json.loads(json.dumps(combiner.to_json())))
+    assert again.probability(rows[0]) == pytest.approx(combiner.probability(rows[0]))
+
+
+def _paraphrases() -> list[dict]:
+    return [json.loads(line) for line in (DATA / "paraphrases.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_five_sentence_cleveland_draft_gets_the_right_verdict_on_every_sentence(docs):
+    """The issue's draft: two faithful paraphrases with rounded figures, a faithful summary, a changed figure
+    and a reversed opinion, each citing the 1893 message."""
+    for item in _paraphrases()[:5]:
+        cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item["cited"]]
+        result = verify_claim(item["claim"], [docs[CLEVELAND]], cited)
+        assert (result.verdict == "supported") == (item["label"] == "supported"), (item["claim"], result.reason)
+        assert result.decided_by and result.probability is not None
+        if item["kind"] == "changed_figure":
+            assert result.verdict == "contradicted" and result.decided_by == "numbers"
+
+
+def test_paraphrase_set_balanced_accuracy(docs):
+    """Held out from every fit: the figure is reported by the README; the bar here is the lexical baseline's."""
+    items = _paraphrases()
+    flagged = {}
+    for item in items:
+        cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item["cited"]]
+        result = verify_claim(item["claim"], [docs[d["_id"]] for d in item["documents"]], cited)
+        flagged[item["id"]] = result.flagged
+    pos = [flagged[i["id"]] for i in items if i["label"] != "supported"]
+    neg = [not flagged[i["id"]] for i in items if i["label"] == "supported"]
+    balanced = (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
+    assert balanced >= 0.7, balanced
+
+
+def test_bench_scorer_prints_its_figures(tmp_path):
+    from tests.conftest import make_plain_app
+
+    out = make_plain_app(tmp_path).test_cli_runner().invoke(args=["historian", "bench", "scorer", "--pairs", "48", "--json"])
+    assert out.exit_code == 0, out.output
+    figures = json.loads(out.output)
+    assert figures["pairs"] == 48 and figures["pairs_per_s"]["best"] > 0 and figures["model_mb"] <= 30
+
+
+def test_a_missing_or_broken_model_fails_safe(tmp_path, monkeypatch, docs):
+    """No model files (or unreadable ones): claims are not verified, never called supported."""
+    from historian_blueprint.verify import scorer
+
+    item = _paraphrases()[1]
+    cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item["cited"]]
+    monkeypatch.setattr(scorer, "MODEL_DIR", tmp_path)
+    scorer.forget_loaded()
+    try:
+        result = verify_claim(item["claim"], [docs[CLEVELAND]], cited)
+        assert result.verdict == "unsupported" and "not verified" in result.reason
+        (tmp_path / "model.onnx").write_bytes(b"not a model")
+        (tmp_path / "tokenizer.json").write_text("{}")
+        scorer.forget_loaded()
+        assert verify_claim(item["claim"], [docs[CLEVELAND]], cited).verdict == "unsupported"
+    finally:
+        monkeypatch.undo()
+        scorer.forget_loaded()
+
+
+def test_a_reading_that_is_not_a_number_never_supports():
+    from historian_blueprint.verify.support import UNFITTED, Reading, features
+
+    f = features(Reading(float("nan"), None, None, 1), 1.0, 1.0, False, False, False, 10, 8)
+    assert f["logit"] == -10.0 and UNFITTED.probability(f) < UNFITTED.threshold
+    assert UNFITTED.probability(dict(f, coverage=float("nan"))) < UNFITTED.threshold
