@@ -151,6 +151,6 @@ def test_a_missing_or_broken_model_fails_safe(tmp_path, monkeypatch, docs):
 def test_a_reading_that_is_not_a_number_never_supports():
     from historian_blueprint.verify.support import UNFITTED, Reading, features
 
-    f = features(Reading(float("nan"), None, None, 1), 1.0, 1.0, False, False, False, 10, 8)
+    f = features(Reading(float("nan"), None, None, 1), 1.0, 1.0, False, False, 10, 8)
     assert f["logit"] == -10.0 and UNFITTED.probability(f) < UNFITTED.threshold
     assert UNFITTED.probability(dict(f, coverage=float("nan"))) < UNFITTED.threshold

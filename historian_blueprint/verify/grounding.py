@@ -54,8 +54,7 @@ def check_claim(
     known = next((c for f in soft for c in f.checks if c.name == "novel_words"), None)
     n_sentences = sum(len(sentences_of(d.text)) for d in ctx.primary[:3])
     result.features = features(
-        reading, ctx.evidence.coverage if ctx.evidence else 0.0, 1.0 if known is None or known.ok else 0.0,
-        any(f.checks[0].name in ("scope", "each_named") for f in soft_failed), hard is not None,
+        reading, ctx.evidence.coverage if ctx.evidence else 0.0, 1.0 if known is None or known.ok else 0.0, hard is not None,
         question is not None, n_sentences, len(ctx.words),
     )
     p = combiner.probability(result.features)

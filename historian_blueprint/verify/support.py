@@ -24,7 +24,7 @@ from historian_blueprint.verify.scorer import MODEL_DIR, ScorerUnavailable, defa
 from historian_blueprint.verify.windows import WINDOW_CHARS, Window, windows
 
 COMBINER_FILE = "combiner.json"
-FEATURES = ("logit", "coverage", "known_words", "soft_failed", "hard_failed", "has_question", "context_size", "claim_size")
+FEATURES = ("logit", "coverage", "known_words", "hard_failed", "has_question", "context_size", "claim_size")
 MAX_DOCUMENTS = 3  # documents whose windows are read per claim (the cited ones first)
 
 
@@ -56,14 +56,13 @@ def read(claim: str, documents: Sequence[SourceText], cited: Sequence[tuple[str,
 
 
 def features(
-    reading: Reading, coverage: float, known_words: float, soft_failed: bool, hard_failed: bool, has_question: bool,
+    reading: Reading, coverage: float, known_words: float, hard_failed: bool, has_question: bool,
     n_sentences: int, claim_words: int,
 ) -> dict[str, float]:
     return {
         "logit": max(-10.0, min(10.0, reading.logit)) if math.isfinite(reading.logit) else -10.0,
         "coverage": coverage,
         "known_words": known_words,
-        "soft_failed": float(soft_failed),
         "hard_failed": float(hard_failed),
         "has_question": float(has_question),
         "context_size": math.log1p(n_sentences) / 5,
