@@ -51,7 +51,8 @@ def test_assertion_fires_on_a_question_and_not_on_a_quoted_one():
 def test_evidence_fires_when_no_sentence_shares_a_word_and_not_when_one_does():
     fired = support.evidence(context("Zebras graze quietly at dusk.", doc(RAILROAD)))
     assert fired.verdict == "unsupported" and fired.type == "fabrication"
-    assert decided_by("Zebras graze quietly at dusk.", doc(RAILROAD)) == ("unsupported", "coverage")
+    result = check_claim("Zebras graze quietly at dusk.", [doc(RAILROAD)])  # the probability decides, the rule explains
+    assert result.verdict == "unsupported" and "nothing in the sources supports" in result.reason
     assert support.evidence(context("Zebras crossed the western plains.", doc(RAILROAD))) is None
 
 
@@ -67,7 +68,9 @@ def test_novel_words_fires_on_a_word_the_document_never_has_and_not_on_one_it_ha
     claim = "The railroad company laid golden track across the western plains."
     fired = support.novel_words(context(claim, doc(RAILROAD)))
     assert fired.verdict == "unsupported" and "golden" in fired.reason
-    assert decided_by(claim, doc(RAILROAD)) == ("unsupported", "novel_words")
+    # novel words are a soft rule now: they lower the support probability, they no longer decide alone
+    plain = check_claim("The railroad company laid track across the western plains.", [doc(RAILROAD)])
+    assert check_claim(claim, [doc(RAILROAD)]).probability < plain.probability
     elsewhere = doc(RAILROAD + " Gold was found near the golden spike.")
     assert support.novel_words(context(claim, elsewhere)).verdict is None
 

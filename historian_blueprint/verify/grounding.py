@@ -14,9 +14,10 @@ from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.text.words import content_words
-from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, Evidence, covered, sentences_of
+from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentences_of
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
-from historian_blueprint.verify.rules import CARRIED_RULES, HARD_RULES, RULES, SOFT_RULES, Rule, polarity, quotation, support
+from historian_blueprint.verify.rules import CARRIED_RULES, HARD_RULES, RULES, SOFT_RULES, Rule, details, polarity, quotation, support
+from historian_blueprint.verify.windows import WINDOW_CHARS
 from historian_blueprint.verify.support import Reading, default_combiner, features, read
 
 
@@ -103,8 +104,17 @@ def _hard_rules(ctx: ClaimContext) -> Sequence[Rule]:
     if ctx.evidence is None:
         return (HARD_RULES[0], _misattributed)
     if ctx.evidence.coverage < SUPPORT_THRESHOLD:
-        return (HARD_RULES[0], _misattributed, quotation.quotation, quotation.speaker)
+        weak = (HARD_RULES[0], _misattributed, quotation.quotation, quotation.speaker)
+        # a claim that cites a passage is held to that passage's figures, however it rewords the rest
+        return (*weak, details.numbers) if _cites_a_passage(ctx) else weak
     return HARD_RULES
+
+
+def _cites_a_passage(ctx: ClaimContext) -> bool:
+    """The claim cites a span (not a whole document) and its evidence is found there."""
+    assert ctx.evidence is not None
+    return any(c.source_id == ctx.evidence.source_id and c.end - c.start <= 2 * WINDOW_CHARS
+               and c.start < ctx.evidence.end + LOCAL_RADIUS and c.end > ctx.evidence.start - LOCAL_RADIUS for c in ctx.cited)
 
 
 def _read_at(ctx: ClaimContext, reading: Reading) -> ClaimContext:
