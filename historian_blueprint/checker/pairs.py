@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from historian_blueprint.bench.common import read_jsonl
 from historian_blueprint.text.spans import sentence_spans
 from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.windows import windows
@@ -222,10 +223,4 @@ def held_out_regions(corpus: dict[str, str], files: list[Path]) -> dict[str, lis
 
 
 def read_corpus(directory: Path) -> dict[str, str]:
-    out = {}
-    for path in sorted(directory.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                doc = json.loads(line)
-                out[doc["_id"]] = doc["content"]
-    return out
+    return {doc["_id"]: doc["content"] for path in sorted(directory.glob("*.jsonl")) for doc in read_jsonl(path)}

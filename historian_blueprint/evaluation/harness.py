@@ -158,7 +158,7 @@ def rescore(rows: list[Row], combiner: Combiner) -> list[Row]:
             continue
         p = combiner.probability(r.features)
         if r.hard_failed:
-            p = min(p, combiner.threshold * 0.99)  # as check_claim caps it
+            p = combiner.contradicted(p)  # as check_claim caps it
         flagged = r.hard_failed or p < combiner.threshold
         verdict = r.verdict if r.hard_failed else ("unsupported" if flagged else "supported")
         out.append(replace(r, flagged=flagged, confidence=round(p, 4), verdict=verdict))
@@ -212,13 +212,14 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
     fit = [r for r in rows if r.half == "fit"]
     check = [r for r in rows if r.half == "check"]
     whole = figures(rows)
-    whole["per_kind"] = figures(check)["per_kind"]  # per kind: the check half only
+    on_check = figures(check)
+    whole["per_kind"] = on_check["per_kind"]  # per kind: the check half only
     baseline = lexical_baseline(fit, check)
     return {
         "dataset": dataset, "file": str(path), **whole,
-        "fit": _short(figures(fit)), "check": _short(figures(check)),
+        "fit": _short(figures(fit)), "check": _short(on_check),
         "baseline_lexical": baseline,
-        "beats_baseline": figures(check)["balanced_accuracy"] > baseline["check"],
+        "beats_baseline": on_check["balanced_accuracy"] > baseline["check"],
     }
 
 

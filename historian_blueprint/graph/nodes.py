@@ -22,7 +22,7 @@ from historian_blueprint.settings import Caps
 from historian_blueprint.text.markers import marker_ids
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
-from historian_blueprint.verify.question import premise
+from historian_blueprint.verify.question import premise_of
 from historian_blueprint.graph.state import State
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -178,14 +178,8 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any] | None:
     """Does the answer address its question: the question's constraints no citation mentions (verify/question.py)."""
-    c = ctx(config)
-    cited, texts = [], {}
-    for cit in draft.citations:
-        doc = c.get_document(cit.source_id)
-        cited.append((cit.text, doc.byline if doc is not None else f"{cit.title} {cit.author or ''} {cit.year or ''}"))
-        if doc is not None:
-            texts[doc.source_id] = doc.text
-    return premise(state.get("question", ""), cited, list(texts.values()))
+    spans = [(cit.source_id, cit.text, f"{cit.title} {cit.author or ''} {cit.year or ''}") for cit in draft.citations]
+    return premise_of(state.get("question", ""), spans, ctx(config).get_document) if spans else None
 
 
 def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.grounding import bare_answer, proposition, verify_answer, verify_claim
-from historian_blueprint.verify.question import premise
+from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge
 
 
@@ -91,14 +91,8 @@ def verify_draft(
     claims = [(claim, whole_documents(ids or sources, get_document)) for claim, ids in split_claims(text)]
     verification = verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False, checker=checker)
     if question:
-        cited, texts = [], {}
-        for claim in verification.claims:
-            if claim.evidence is not None:
-                doc = get_document(claim.evidence.source_id)
-                cited.append((claim.evidence.text, doc.byline if doc is not None else ""))
-                if doc is not None:
-                    texts[doc.source_id] = doc.text
-        found = premise(question, cited or [("", "")], list(texts.values()))
+        spans = [(c.evidence.source_id, c.evidence.text, "") for c in verification.claims if c.evidence is not None]
+        found = premise_of(question, spans, get_document)
         if found:
             status = worse(verification.status, "flagged")  # type: ignore[arg-type]
             judged = verification.judge.model_copy(update={

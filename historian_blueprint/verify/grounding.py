@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from historian_blueprint.schema import Cited, SourceText
-from historian_blueprint.text.words import words
+from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
-from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentences_of
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
 from historian_blueprint.verify.rules import CARRIED_RULES, HARD_RULES, RULES, SOFT_RULES, Rule, details, polarity, quotation, support
-from historian_blueprint.verify.windows import WINDOW_CHARS
 from historian_blueprint.verify.support import Reading, default_combiner, features, read
+from historian_blueprint.verify.windows import WINDOW_CHARS
 
 
 def check_claim(
@@ -63,7 +63,7 @@ def check_claim(
     if hard is None and carried and not focused:  # carried by a window the hard rules have not read yet
         hard = _first_failure(_read_at(ctx, reading), CARRIED_RULES, result)
     if hard is not None:
-        p = min(p, combiner.threshold * 0.99)  # a contradicted claim is never more likely than the cut
+        p = combiner.contradicted(p)
     result.probability = round(p, 4)
     result.checks.append(Check("support_model", p >= combiner.threshold,
                                f"p={p:.2f} (threshold {combiner.threshold:.2f}; scorer logit {reading.logit:.2f})"))
@@ -124,8 +124,7 @@ def _read_at(ctx: ClaimContext, reading: Reading) -> ClaimContext:
     doc = next((d for d in ctx.primary if d.source_id == reading.source_id), ctx.doc)
     window = Evidence(reading.source_id or "", reading.window.start, reading.window.end, reading.window.text,
                       covered(ctx.wordy, set(content_words(reading.window.text)), ctx.names))
-    return ClaimContext(ctx.claim, ctx.speaker, ctx.body, ctx.words, ctx.names, ctx.documents, ctx.cited, ctx.primary, doc, window,
-                        ctx.elsewhere)
+    return replace(ctx, doc=doc, evidence=window)  # a new context: its cached alignment is computed afresh
 
 
 def _misattributed(ctx: ClaimContext) -> Finding | None:

@@ -10,9 +10,10 @@ way, by that part's constraints.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from historian_blueprint.schema import SourceText
 from historian_blueprint.text.normalize import QUOTES, normalize
 from historian_blueprint.text.words import STOPWORDS, content_words, quantities, rounds_to
 from historian_blueprint.verify.evidence import related_form
@@ -119,9 +120,24 @@ def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence
     (nothing relevant remains)."""
     if not question or not cited:
         return None
-    missing = unmet(question, [f"{text} {byline}" for text, byline in cited])
+    asked = constraints(question)
+    evidence = [f"{text} {byline}" for text, byline in cited]
+    missing = [c for c in asked if not mentioned(c, evidence)]
     if not missing:
         return None
-    names = [c for c in constraints(question) if c.kind == "name"]
+    names = [c for c in asked if c.kind == "name"]
     refuse = bool(names) and all(c in missing for c in names) and not any(mentioned(c, documents) for c in names)
     return {"unmet": [{"text": c.text, "kind": c.kind} for c in missing], "finding": describe(missing), "refuse": refuse}
+
+
+def premise_of(
+    question: str, spans: Iterable[tuple[str, str, str]], get_document: Callable[[str], SourceText | None],
+) -> dict[str, object] | None:
+    """``premise`` of cited spans given as (source id, span text, byline to use when the document is unknown)."""
+    cited, texts = [], {}
+    for source_id, text, fallback in spans:
+        doc = get_document(source_id)
+        cited.append((text, doc.byline if doc is not None else fallback))
+        if doc is not None:
+            texts[doc.source_id] = doc.text
+    return premise(question, cited or [("", "")], list(texts.values()))

@@ -87,6 +87,10 @@ class Combiner:
             return 0.0  # a feature that is not a number never makes a claim supported
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
+    def contradicted(self, p: float) -> float:
+        """A claim a hard rule contradicted is never more likely than the cut, whatever its features say."""
+        return min(p, self.threshold * 0.99)
+
     def probability(self, f: dict[str, float]) -> float:
         if not self.iso_x:
             return self.raw(f)
