@@ -86,6 +86,13 @@ DEFAULTS: dict[str, Any] = {
     "LLM_STRUCTURED_OUTPUT": "json_mode",
     "LLM_CONTEXT_TOKENS": 8000,
     "LLM_CALIBRATION_FILE": None,
+    # knowledge map
+    "MAP_MAX_ROUNDS": 3,
+    "MAP_TOP_K": 8,
+    "MAP_PER_DOCUMENT": 2,
+    "MAP_MAX_SOURCES": 16,
+    "MAP_CREDIBILITY_WEIGHTS": {},
+    "MAP_DOCUMENT_TYPES": {},
 }
 
 SECRET_KEYS = {"LLM_API_KEY", "API_TOKENS"}

@@ -75,6 +75,18 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
+class MapSettings:
+    """The knowledge map's search breadth, rounds and credibility weights."""
+
+    max_rounds: int = key("MAP_MAX_ROUNDS", 3, lambda v: max(0, min(3, int(v))))
+    top_k: int = key("MAP_TOP_K", 8, int)
+    per_document: int = key("MAP_PER_DOCUMENT", 2, int)
+    max_sources: int = key("MAP_MAX_SOURCES", 16, int)
+    weights: dict = key("MAP_CREDIBILITY_WEIGHTS", None, lambda v: {str(k): float(x) for k, x in (v or {}).items()})
+    document_types: dict = key("MAP_DOCUMENT_TYPES", None, lambda v: {str(k): float(x) for k, x in (v or {}).items()})
+
+
+@dataclass(frozen=True)
 class RetrievalSettings:
     top_k: int = key("RETRIEVAL_TOP_K", 12)
     dense_weight: float = key("RETRIEVAL_DENSE_WEIGHT", 0.7)

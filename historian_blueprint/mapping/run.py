@@ -1,0 +1,79 @@
+"""The map as the app runs it: a context over the app's index and store, progress events, a stored run of
+kind "map" (owner-only like ask's runs: history, permalink, delete, export)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import current_app
+
+from historian_blueprint.app import get_store
+from historian_blueprint.index import service
+from historian_blueprint.mapping.graph import MapContext, iter_map
+from historian_blueprint.settings import MapSettings, read
+
+
+def make_map_context(**overrides: Any) -> MapContext:
+    """The map's view of this app: hybrid retrieval over the serving index, the store's documents, the
+    index's embedder, and the HISTORIAN_MAP_* settings."""
+    settings = read(MapSettings, current_app.config)
+    store = get_store()
+    service.get_index()  # IndexNotBuilt / IndexMismatch say what to do before anything runs
+
+    def retrieve(query: str, top_k: int) -> list[dict[str, Any]]:
+        return [h.to_dict() for h in service.retrieve(query, top_k=top_k)]
+
+    documents: dict[str, Any] = {}
+
+    def get_document(source_id: str) -> Any:
+        if source_id not in documents:
+            documents[source_id] = store.get_document(source_id)
+        return documents[source_id]
+
+    embedder = service.embedder()
+    context = MapContext(
+        retrieve=retrieve, get_document=get_document, embed=embedder.encode, top_k=settings.top_k,
+        per_document=settings.per_document, max_sources=settings.max_sources, max_rounds=settings.max_rounds,
+        weights=settings.weights, document_types=settings.document_types,
+    )
+    for key, value in overrides.items():
+        if not hasattr(context, key):
+            raise TypeError(f"make_map_context() got an unknown setting {key!r}")
+        setattr(context, key, value)
+    return context
+
+
+def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | None = None) -> Iterator[dict[str, Any]]:
+    """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``; the run is
+    stored with kind "map"."""
+    events: list[dict[str, Any]] = []
+    context = context or make_map_context()
+    run_id = uuid.uuid4().hex
+    output: dict[str, Any] = {}
+    for event in iter_map(topic, context):
+        if event["event"] == "output":
+            output = event["output"]
+        else:
+            events.append(event)
+            yield event
+    output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
+                               "index_generation": service.holder().loaded_generation})
+    get_store().runs.insert_one({
+        "_id": run_id, "kind": "map", "question": output["topic"], "topic": output["topic"], "user_id": user_id,
+        "created_at": time.time(), "output": output, "trace": events, "engine": output["metadata"]["engine"],
+    })
+    yield {"event": "done", "run_id": run_id, "output": output}
+
+
+def map_topic(topic: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,
+              context: MapContext | None = None) -> dict[str, Any]:
+    """Map a topic to the end; return the output (metadata.run_id names the stored run)."""
+    for event in stream_map(topic, user_id=user_id, context=context):
+        if event.get("event") == "done":
+            return event["output"]
+        if on_event:
+            on_event(event)
+    raise RuntimeError("the map graph ended without an output")
