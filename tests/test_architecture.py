@@ -22,7 +22,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("index",),
     ("verify",),
     ("roles",),
-    ("graph",),
+    ("graph", "mapping"),
     ("bench", "evaluation", "checker"),        # measure and train the floors below; cli runs them
     ("web", "cli"),
     ("",),                                     # historian_blueprint/__init__.py: the extension

@@ -38,7 +38,7 @@ def test_percentile():
 
 @pytest.mark.parametrize("command, module, function", [
     (["retrieval"], "retrieval", "run"), (["graph"], "graph", "run"), (["llm"], "graph", "run_llm"),
-    (["index", "--limit-docs", "2"], "indexing", "run"),
+    (["index", "--limit-docs", "2"], "indexing", "run"), (["map"], "maps", "run"),
 ])
 def test_each_bench_command_runs_its_benchmark_and_prints_its_figures(runner, tmp_path, monkeypatch, command, module, function):
     """The command line reaches the benchmark it names (the benchmark itself is replaced: it takes minutes)."""

@@ -7,7 +7,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from historian_blueprint.app import get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
-from historian_blueprint.web import admin, api, research, views
+from historian_blueprint.web import admin, api, maps, research, views
 
 
 def build_blueprint() -> Blueprint:
@@ -44,4 +44,5 @@ def build_blueprint() -> Blueprint:
     api.register(bp)
     admin.register(bp)
     research.register(bp)
+    maps.register(bp)
     return bp

@@ -1,0 +1,187 @@
+"""The knowledge map's pages and API: /map (live progress), /maps/<id> (the graph, conflicts, consensus,
+sources), exports, history, POST /api/map. Map runs are owner-only like ask's runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, stream_with_context, url_for
+
+from historian_blueprint.app import get_store
+from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
+from historian_blueprint.web.auth import login_required
+from historian_blueprint.web.csrf import csrf_token, protect
+from historian_blueprint.web.research import RUNS_PER_PAGE, Problem, _is_admin, _page_number, _user, host_source_url
+
+MAX_TOPIC_CHARS = 300
+
+
+def load_map(run_id: str) -> dict[str, Any]:
+    """The map run, if this user may see it (its owner or an admin); 404 otherwise."""
+    run = get_store().runs.find_one({"_id": run_id, "kind": "map"})
+    if run is None or (run.get("user_id") != _user() and not _is_admin()):
+        raise Problem(404, "not_found", f"no map {run_id}")
+    return run
+
+
+def _topic(data: Any) -> str:
+    if not hasattr(data, "get"):
+        raise Problem(400, "bad_request", "send the form or a JSON object")
+    topic = data.get("topic")
+    if not isinstance(topic, str):
+        raise Problem(400, "bad_request", "topic must be a string")
+    topic = " ".join(topic.split())
+    if not topic:
+        raise Problem(400, "bad_request", "the topic is empty")
+    if len(topic) > MAX_TOPIC_CHARS:
+        raise Problem(400, "bad_request", f"the topic is longer than {MAX_TOPIC_CHARS} characters")
+    return topic
+
+
+def _map(topic: str) -> dict[str, Any]:
+    from historian_blueprint.mapping.run import map_topic  # on use: spaCy loads with the first map
+
+    try:
+        return map_topic(topic, user_id=_user())
+    except IndexNotBuilt as exc:
+        raise Problem(503, "index_not_built", str(exc)) from None
+    except IndexMismatch as exc:
+        raise Problem(409, "index_mismatch", str(exc)) from None
+
+
+def graph_elements(out: dict[str, Any], href: Any = None) -> dict[str, Any]:
+    """The map as nodes and edges for the graph view: entities, relations between them, conflicts marked
+    (a conflict node joined to the entities its sides name), each edge carrying the span it stands on (and,
+    with ``href``, the link to that span)."""
+    nodes = [{"id": e["id"], "label": e["name"], "type": e["type"], "mentions": len(e["mentions"])} for e in out["entities"]]
+    edges = []
+    for n, r in enumerate(out["relations"]):
+        if r.get("subject_id") and r.get("object_id") and r["subject_id"] != r["object_id"]:
+            edges.append({"id": f"r{n}", "source": r["subject_id"], "target": r["object_id"], "label": r["relation"],
+                          "kind": "relation", "citation": r["citation"]})
+    for c in out["conflicts"]:
+        nodes.append({"id": c["id"], "label": c["point"], "type": "conflict", "mentions": 0})
+        for k, side in enumerate(c["sides"]):
+            for cit in side["citations"]:
+                for e in out["entities"]:
+                    if any(m["source_id"] == cit["source_id"] and m["start"] < cit["end"] and m["end"] > cit["start"] for m in e["mentions"]):
+                        edges.append({"id": f"{c['id']}-{k}-{e['id']}-{cit['start']}", "source": c["id"], "target": e["id"],
+                                      "label": f"side {k + 1}", "kind": "conflict", "citation": cit})
+    if href is not None:
+        for e in edges:
+            e["href"] = href(e["citation"]["source_id"], e["citation"]["start"], e["citation"]["end"])
+    isolated = {x["id"] for x in nodes} - {x["source"] for x in edges} - {x["target"] for x in edges}
+    nodes = [x for x in nodes if x["id"] not in isolated or x["type"] == "conflict" or x["mentions"] > 1]
+    keep = {x["id"] for x in nodes}
+    edges = [x for x in edges if x["source"] in keep and x["target"] in keep]
+    return {"nodes": nodes, "edges": edges}
+
+
+def register(bp: Blueprint) -> None:
+    @bp.get("/map")
+    @login_required
+    def map_page():
+        topic = (request.args.get("topic") or "")[:MAX_TOPIC_CHARS]
+        recent = list(get_store().runs.find({"kind": "map", "user_id": _user()}, {"topic": 1, "created_at": 1})
+                      .sort("created_at", -1).limit(10))
+        return render_template("historian/map.html", csrf_token=csrf_token(), topic=topic, recent=recent,
+                               max_chars=MAX_TOPIC_CHARS)
+
+    @bp.post("/map")
+    @login_required
+    def map_submit():
+        protect()
+        output = _map(_topic(request.form))
+        return redirect(url_for("historian.map_run_page", run_id=output["metadata"]["run_id"]), code=303)
+
+    @bp.post("/map/stream")
+    @login_required
+    def map_stream():
+        """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
+        protect()
+        topic = _topic(request.form if request.form else request.get_json(silent=True))
+        user = _user()
+
+        def events():
+            try:
+                from historian_blueprint.mapping.run import stream_map
+
+                for event in stream_map(topic, user_id=user):
+                    if event.get("event") == "done":
+                        payload = {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
+                        yield f"event: done\ndata: {json.dumps(payload)}\n\n"
+                    else:
+                        yield f"event: node\ndata: {json.dumps(event)}\n\n"
+            except (IndexNotBuilt, IndexMismatch) as exc:
+                yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
+            except Exception as exc:  # the page must hear about it rather than hang
+                current_app.logger.exception("map failed")
+                yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
+
+        return Response(stream_with_context(events()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @bp.get("/maps")
+    @login_required
+    def maps_page():
+        page = _page_number(request.args.get("page"))
+        find = {"kind": "map", "user_id": _user()}
+        total = get_store().runs.count_documents(find)
+        runs = list(get_store().runs.find(find, {"topic": 1, "created_at": 1, "output.metadata.rounds": 1})
+                    .sort("created_at", -1).skip((page - 1) * RUNS_PER_PAGE).limit(RUNS_PER_PAGE))
+        return render_template("historian/maps.html", runs=runs, page=page, pages=max(1, -(-total // RUNS_PER_PAGE)),
+                               total=total, csrf_token=csrf_token())
+
+    @bp.get("/maps/<run_id>")
+    @login_required
+    def map_run_page(run_id: str):
+        run = load_map(run_id)
+        titles = {s["source_id"]: s["title"] for s in run["output"]["sources"]}
+        return render_template("historian/map_run.html", run=run, out=run["output"], titles=titles, csrf_token=csrf_token(),
+                               graph_url=url_for("historian.map_export", run_id=run_id, fmt="json", graph=1))
+
+    @bp.post("/maps/<run_id>/delete")
+    @login_required
+    def map_delete(run_id: str):
+        protect()
+        run = load_map(run_id)
+        if run.get("user_id") != _user():
+            raise Problem(403, "forbidden", "you can delete only your own maps")
+        get_store().runs.delete_one({"_id": run_id})
+        return redirect(url_for("historian.maps_page"), code=303)
+
+    @bp.get("/maps/<run_id>/export.<fmt>")
+    @login_required
+    def map_export(run_id: str, fmt: str):
+        run = load_map(run_id)
+        out = run["output"]
+        name = f"historian-map-{run_id[:8]}"
+        if fmt == "json":
+            def href(source_id: str, start: int, end: int) -> str:
+                return host_source_url(source_id, start, end) or url_for(
+                    "historian.source", source_id=source_id, span=f"{start}-{end}", _anchor="h-mark-first")
+
+            body = json.dumps(graph_elements(out, href) if request.args.get("graph") else out, indent=2, ensure_ascii=False)
+            mime = "application/json"
+        elif fmt == "md":
+            body, mime = out["report"], "text/markdown"
+        else:
+            raise Problem(404, "not_found", "export formats: json, md")
+        disposition = "inline" if request.args.get("graph") else f'attachment; filename="{name}.{fmt}"'
+        return Response(body, mimetype=mime, headers={"Content-Disposition": disposition})
+
+    @bp.post("/api/map")
+    @login_required
+    def api_map():
+        protect()
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise Problem(400, "bad_request", "send a JSON object")
+        return jsonify(_map(_topic(data)))
+
+    @bp.get("/api/maps/<run_id>")
+    @login_required
+    def api_map_run(run_id: str):
+        run = load_map(run_id)
+        return jsonify({k: run.get(k) for k in ("_id", "topic", "user_id", "created_at", "engine", "output", "trace")})
