@@ -166,6 +166,17 @@ def _register_bench_commands(group: AppGroup) -> None:
 
         emit(graph_bench.run(*paths(workdir, data), n=n), as_json)
 
+    @bench.command("map")
+    @workdir_option
+    @data_option
+    @click.option("--n", "n", type=int, default=10, show_default=True, help="Topics to map.")
+    @json_option
+    def bench_map(workdir, data, n, as_json) -> None:
+        """Warm latency of the knowledge map per topic on the sample corpus (p50/p95, per node), offline."""
+        from historian_blueprint.bench import maps as maps_bench
+
+        emit(maps_bench.run(*paths(workdir, data), n=n), as_json)
+
     @bench.command("llm")
     @workdir_option
     @data_option
@@ -218,6 +229,24 @@ def _register_graph_commands(group: AppGroup) -> None:
         except (service.IndexNotBuilt, service.IndexMismatch, LookupError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
+
+    @group.command("map")
+    @click.argument("topic")
+    @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+    @click.option("--quiet", is_flag=True, help="Do not print progress.")
+    def map_command(topic: str, fmt: str, quiet: bool) -> None:
+        """Map a topic: entities, cited relations, conflicts between sources, credibility, consensus."""
+        from historian_blueprint.mapping.run import map_topic
+
+        def progress(event: dict) -> None:
+            if not quiet:
+                click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
+
+        try:
+            output = map_topic(topic, user_id="cli", on_event=progress)
+        except (service.IndexNotBuilt, service.IndexMismatch, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else output["report"])
 
     @group.command("doctor")
     def doctor_command() -> None:
@@ -315,7 +344,11 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--snli-negatives", type=int, default=6000, show_default=True)
     @click.option("--epochs", type=float, default=0.75, show_default=True)
     @click.option("--seed", type=int, default=13, show_default=True)
-    def train_checker_command(train_data, eval_data, stage, corpus_sentences, snli_negatives, epochs, seed) -> None:
+    @click.option("--layers", type=click.IntRange(1, 6), default=3, show_default=True,
+                  help="The base's first N transformer layers are kept (3: about twice the speed of 6).")
+    @click.option("--max-tokens", type=click.IntRange(32, 256), default=128, show_default=True,
+                  help="Tokens of evidence and claim read together (the verifier's windows are cut to fit).")
+    def train_checker_command(train_data, eval_data, stage, corpus_sentences, snli_negatives, epochs, seed, layers, max_tokens) -> None:
         """Train the support scorer (int8 ONNX) and fit its calibration on the eval files' fit halves."""
         from historian_blueprint.bench import common as bench_common
         from historian_blueprint.checker import fit as fit_stage
@@ -332,7 +365,7 @@ def _register_graph_commands(group: AppGroup) -> None:
             held_out = [eval_dir / "historian_claims_dev.jsonl", eval_dir / "historian_qa_dev.jsonl",
                         *sorted((Path(__file__).resolve().parents[1] / "tests" / "data").glob("*.jsonl"))]
             pairs = trainer.build_pairs(Path(train_data), bench_common.SAMPLE_CORPUS, corpus_sentences, snli_negatives, seed, held_out)
-            meta = trainer.train(pairs, MODEL_DIR, epochs=epochs, seed=seed, max_len=160)
+            meta = trainer.train(pairs, MODEL_DIR, epochs=epochs, seed=seed, max_len=max_tokens, layers=layers)
             (MODEL_DIR / "combiner.json").unlink(missing_ok=True)  # fitted on the old model
             click.echo(json.dumps({k: meta[k] for k in ("pairs", "steps", "train_seconds")}))
         if stage in ("all", "fit"):

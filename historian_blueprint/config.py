@@ -103,7 +103,7 @@ NON_CONFIG_ENV = ("HISTORIAN_DEMO_", "HISTORIAN_TEST_")
 PROFILES = ("default", "research", "course")
 
 # The LLM engine's roles and what HISTORIAN_LLM_ROLES may set for each (defaults: settings.py).
-ROLES = ("planner", "composer", "challenger", "interrogator", "counter_arguer", "judge", "refiner")
+ROLES = ("planner", "composer", "challenger", "interrogator", "counter_arguer", "judge", "refiner", "mapper")
 ROLE_OPTIONS = ("model", "temperature", "max_tokens", "timeout", "base_url", "api_key")
 
 

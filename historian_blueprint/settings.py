@@ -19,14 +19,14 @@ T = TypeVar("T")
 # The verifiers are cold (the challenger a little warm to look for trouble); the writers moderate.
 ROLE_TEMPERATURE = {
     "planner": 0.0, "composer": 0.4, "challenger": 0.1, "interrogator": 0.0, "counter_arguer": 0.2,
-    "judge": 0.0, "refiner": 0.3,
+    "judge": 0.0, "refiner": 0.3, "mapper": 0.0,
 }
 ROLE_MAX_TOKENS = {
     "planner": 300, "composer": 1500, "challenger": 900, "interrogator": 900, "counter_arguer": 700,
-    "judge": 500, "refiner": 1500,
+    "judge": 500, "refiner": 1500, "mapper": 1500,
 }
 # Roles whose failure means the answer cannot be called verified (the planner only shapes retrieval).
-VERIFYING_ROLES = frozenset(ROLES) - {"planner"}
+VERIFYING_ROLES = frozenset(ROLES) - {"planner", "mapper"}  # the mapper runs in the knowledge map, not in ask
 
 
 def key(name: str, default: Any = None, convert: Callable[[Any], Any] | None = None) -> Any:

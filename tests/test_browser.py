@@ -37,7 +37,9 @@ def site(tmp_path_factory):
         app = create_app({"DEMO_HOME": str(tmp_path_factory.mktemp("browser")), "DEMO_LOAD_CORPUS": False})
     finally:
         os.environ.pop("HISTORIAN_DEMO_USERS", None)
-    docs = corpus_docs()
+    from tests.test_map import map_docs
+
+    docs = corpus_docs() + map_docs()  # the map's corpus: three topics with planted conflicts
     docs.append({"_id": "evil-doc", "title": "A <script>alert('doc')</script> pamphlet", "date": "1893-01-01",
                  "content": "The panic of 1893 <script>alert('doc')</script> closed many banks in the West."})
     with app.app_context():
@@ -169,3 +171,37 @@ def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots):
     wait_for(finished, timeout=300, every=0.1)
     assert any(0 < v < 100 for v in seen) and seen[-1] == 100, seen  # it moved while we watched, then completed
     assert seen == sorted(seen)
+
+
+def test_map_a_topic_watch_progress_see_the_graph_and_open_a_conflict_side(site, browser, shots):
+    from selenium.webdriver.common.by import By
+
+    app, base = site
+    log_in(browser, base, "alice", "alice-pw")
+    browser.get(f"{base}/historian/map")
+    browser.find_element(By.ID, "h-topic").send_keys("the Johnstown Flood")
+    browser.find_element(By.CSS_SELECTOR, "#h-map button[type=submit]").click()
+    steps = wait_for(lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li") if " ms)" in li.text])
+    assert steps[0].startswith("scout")
+    wait_for(lambda: "/historian/maps/" in browser.current_url)
+    graph = browser.find_element(By.ID, "h-graph")
+    wait_for(lambda: int(graph.get_attribute("data-nodes") or 0) > 0)
+    assert int(graph.get_attribute("data-edges")) > 0
+    assert browser.execute_script("return window.historianMap.nodes('[type = \"conflict\"]').length") >= 1
+    time.sleep(0.3)  # the layout settles
+    browser.save_screenshot(str(shots / "map.png"))
+    # a conflict side in the battleground opens its source with the cited span highlighted
+    side = browser.find_elements(By.CSS_SELECTOR, '[data-testid="conflict-side"] a[data-testid="map-citation"]')[0]
+    cited = side.get_attribute("title")
+    browser.execute_script("arguments[0].scrollIntoView()", side)
+    side.click()
+    mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
+    assert " ".join(mark.text.split()) == " ".join(cited.split())
+    browser.save_screenshot(str(shots / "map_source.png"))
+    # an edge of the graph does the same (a tap on a conflict edge)
+    browser.back()
+    wait_for(lambda: int(browser.find_element(By.ID, "h-graph").get_attribute("data-nodes") or 0) > 0)
+    href = browser.execute_script(
+        "const e = window.historianMap.edges('[kind = \"conflict\"]')[0]; const h = e.data('href'); e.emit('tap'); return h;")
+    wait_for(lambda: "/historian/sources/" in browser.current_url)
+    assert browser.find_elements(By.ID, "h-mark-first") and href.split("#")[0] in browser.current_url

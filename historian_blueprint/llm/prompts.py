@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-PROMPT_VERSION = "llm-2026.11-1"
+PROMPT_VERSION = "llm-2026.11-2"
 
 PERSONA = (
     "You are Historian, an objective research assistant for historians working with a collection of primary "
@@ -115,4 +115,7 @@ TASKS = {
              "needs_revision, human_review), a confidence between 0 and 1, and the revisions required.",
     "refiner": "Revise the answer: remove or qualify the flagged findings using the evidence, keep the rest, "
                "cite only the ids given, and quote exactly.",
+    "mapper": "Map the passage: the people, places, organisations, events and dates it names (each name copied "
+              "exactly as the passage writes it), and the relations it states between them as (subject, relation, "
+              "object) triplets, each with the sentence that states it copied word for word from the passage.",
 }

@@ -243,6 +243,7 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         "facet_queries": [q["query"] for q in state.get("queries", []) if q["round"] == 0],
         "set_aside": sorted(set(state["sources"]) - on_topic),  # retrieved, but sharing no named entity with the topic's sources
         "statements_compared": len(comparison.statements),
+        "dropped_quotes": sum(r.dropped for r in state["readings"].values()),  # an LLM mapper's names and quotes not in the source
         "failures": state.get("failures", []),
     }
     return {"output": output}

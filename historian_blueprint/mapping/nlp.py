@@ -97,6 +97,7 @@ class Reading:
     triplets: list[Triplet]
     statements: list[Statement]
     proper: frozenset[str] = frozenset()  # its proper nouns (the tagger's, which finds names NER misses)
+    dropped: int = 0  # names and quotes an LLM mapper gave that are not in the source (left out)
 
 
 def name_key(name: str) -> str:
@@ -115,7 +116,7 @@ def read_passages(source_id: str, content: str, passages: list[tuple[int, int]])
     triplets: list[Triplet] = []
     statements: list[Statement] = []
     proper: set[str] = set()
-    for start, end in _merge(passages):
+    for start, end in merge_spans(passages):
         doc = nlp(content[start:end])
         for ent in doc.ents:
             label = ENTITY_TYPES.get(ent.label_)
@@ -135,7 +136,7 @@ def read_passages(source_id: str, content: str, passages: list[tuple[int, int]])
     return Reading(mentions, triplets, statements, frozenset(proper))
 
 
-def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for s, e in sorted(spans):
         if out and s <= out[-1][1]:
@@ -189,7 +190,7 @@ def _skeleton(sent: Any, start: int, end: int) -> str:
             continue
         if t.ent_type_ in ("PERSON", "ORG", "NORP"):
             word = "someone"
-        elif t.like_num:
+        elif t.like_num and t.pos_ == "NUM":  # "first" stays: an ordinal says which, not how many
             word = "some"
         else:
             word = t.text

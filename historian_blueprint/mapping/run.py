@@ -16,9 +16,10 @@ from historian_blueprint.mapping.graph import MapContext, iter_map
 from historian_blueprint.settings import MapSettings, read
 
 
-def make_map_context(**overrides: Any) -> MapContext:
+def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     """The map's view of this app: hybrid retrieval over the serving index, the store's documents, the
-    index's embedder, and the HISTORIAN_MAP_* settings."""
+    index's embedder, the HISTORIAN_MAP_* settings, and with the LLM engine (``HISTORIAN_ENGINE=llm``, or a
+    ``client`` given, e.g. one with scripted models) its mapper role."""
     settings = read(MapSettings, current_app.config)
     store = get_store()
     service.get_index()  # IndexNotBuilt / IndexMismatch say what to do before anything runs
@@ -39,6 +40,12 @@ def make_map_context(**overrides: Any) -> MapContext:
         per_document=settings.per_document, max_sources=settings.max_sources, max_rounds=settings.max_rounds,
         weights=settings.weights, document_types=settings.document_types,
     )
+    if client is not None or current_app.config["HISTORIAN_ENGINE"] == "llm":
+        from historian_blueprint.graph.run import llm_client
+        from historian_blueprint.mapping.llm_mapper import llm_mapper
+        from historian_blueprint.roles.llm import LLMEngine
+
+        context.mapper = llm_mapper(LLMEngine(client=client or llm_client()))
     for key, value in overrides.items():
         if not hasattr(context, key):
             raise TypeError(f"make_map_context() got an unknown setting {key!r}")

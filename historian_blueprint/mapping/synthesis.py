@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -61,9 +62,11 @@ def conflicts(comparison: Comparison, credibility: dict[str, float], sources: di
 
 def _point(kind: str, st: Statement, detail: str) -> str:
     question = KIND_QUESTION.get(kind, "What")
-    if kind in ("number", "date") and ":" in detail:
-        return f"{question}: {detail.split(':')[0].strip()}" if kind == "number" else f"{question}: {detail.rsplit(':', 1)[0]}"
-    return f"{question}: {st.skeleton.replace('someone', '…').strip()}"
+    if kind in ("number", "date") and ":" in detail:  # detail: "deaths: 300 / 1,000", "date: rain fall: 10 / 11"
+        return f"{question}: {detail.rsplit(':', 1)[0].removeprefix('date:').strip()}"
+    bare = re.sub(r"(\s*…)+", " …", st.skeleton.replace("someone", "…"))
+    bare = re.sub(r"[\s,;:.]+$", "", bare)
+    return f"{question}: {bare}"
 
 
 def _verdict(sides: list[dict[str, Any]], groups: list[list[int]], st: list[Statement], sources: dict[str, dict[str, Any]]) -> tuple[str, float, str]:
