@@ -21,12 +21,14 @@ from itertools import combinations
 import numpy as np
 
 from historian_blueprint.mapping.nlp import Figure, Statement
-from historian_blueprint.text.words import rounds_to
 from historian_blueprint.verify.alignment import align, flips
 from historian_blueprint.verify.rules.polarity import NEGATIONS
 
+DENIALS = NEGATIONS | frozenset("deny denies denied false untrue".split())
+
 SAME_POINT = 0.80   # skeletons this close say the same thing but for figures, names or a negation
 TOPICAL = 0.30      # below this, two statements are not about the same matter (whatever their figures count)
+SAME_NOUN = 0.60    # statements this close whose figures count the same noun are compared by it, whatever their verbs
 AGREE = 0.75        # statements this close (whole text), with nothing in conflict, agree
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -64,7 +66,7 @@ def compare(statements: list[Statement], embed: Embed) -> Comparison:
         if a.source_id == b.source_id:
             continue
         similar = float(whole[i] @ whole[j])
-        edge = _figures_differ(i, j, a, b) if similar >= TOPICAL else None
+        edge = _figures_differ(i, j, a, b, similar) if similar >= TOPICAL else None
         if edge is None and float(bones[i] @ bones[j]) >= SAME_POINT:
             edge = _same_point(i, j, a, b)
             if edge is None and similar >= AGREE:
@@ -84,18 +86,24 @@ def _by_key(st: Statement) -> dict[str, list[Figure]]:
 
 
 def _matches(xs: list[Figure], ys: list[Figure]) -> bool:
-    return any(rounds_to(x.quantity, y.quantity.value) or rounds_to(y.quantity, x.quantity.value) for x in xs for y in ys)
+    return any(x.allows(y.quantity.value) or y.allows(x.quantity.value) for x in xs for y in ys)
 
 
-def _figures_differ(i: int, j: int, a: Statement, b: Statement) -> Edge | None:
-    """A figure both count the same thing with (the dead, the day an event happened ...) and that does not round
-    to the other's."""
+def _figures_differ(i: int, j: int, a: Statement, b: Statement, similar: float) -> Edge | None:
+    """A figure both count the same thing with (the dead, the day an event happened ...; or the same counted
+    noun in two close statements) that does not round to the other's or lie within its bound."""
     ka, kb = _by_key(a), _by_key(b)
-    for key in ka.keys() & kb.keys():
-        if not _matches(ka[key], kb[key]):
-            kind = "date" if ka[key][0].kind == "date" else "number"
-            shown = f"{_show(ka[key])} / {_show(kb[key])}"
-            return Edge(i, j, kind, f"{key}: {shown}")
+    pairs = [(key, ka[key], kb[key]) for key in ka.keys() & kb.keys()]
+    if similar >= SAME_NOUN:  # "destroyed 17,450 buildings" / "burned 18,000 buildings"
+        counted = {f.noun: f for f in a.figures if f.noun and f.kind == "count"}
+        for g in b.figures:
+            f = counted.get(g.noun) if g.kind == "count" else None
+            if f is not None and f.key != g.key:
+                pairs.append((g.noun, [f], [g]))
+    for key, xs, ys in pairs:
+        if not _matches(xs, ys):
+            kind = "date" if xs[0].kind == "date" else "number"
+            return Edge(i, j, kind, f"{key}: {_show(xs)} / {_show(ys)}")
     return None
 
 
@@ -110,8 +118,14 @@ def _show(figures: list[Figure]) -> str:
 
 
 def _same_point(i: int, j: int, a: Statement, b: Statement) -> Edge | None:
-    """Two statements that say the same but for a negation (an assertion and its denial) or for who did it."""
-    flipped = flips(align(a.text, b.text), NEGATIONS) or flips(align(b.text, a.text), NEGATIONS)
+    """Two statements that say the same but for a date or a figure ("began on October 8" / "started on
+    October 9"), a negation or denial (an assertion and its denial), or who did it."""
+    for kind in ("date", "count", "money"):
+        xs = [f for f in a.figures if f.kind == kind]
+        ys = [f for f in b.figures if f.kind == kind]
+        if xs and ys and not _matches(xs, ys):
+            return Edge(i, j, "date" if kind == "date" else "number", f"{xs[0].key}: {_show(xs)} / {_show(ys)}")
+    flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
     if flipped:
         return Edge(i, j, "assertion", f"one says '{flipped[0]}'")
     if a.names and b.names and not (a.names & b.names) and not _alias(a.names, b.names):

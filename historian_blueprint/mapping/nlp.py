@@ -11,7 +11,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from historian_blueprint.text.words import Quantity, quantities
+from historian_blueprint.text.words import Quantity, quantities, rounds_to
 
 ENTITY_TYPES = {
     "PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place", "ORG": "organisation", "NORP": "organisation",
@@ -23,6 +23,7 @@ lieutenant sgt sergeant mayor governor gov president senator judge justice secre
 _CLAUSE_BREAK = re.compile(r";\s+|:\s+|,\s+but\s+|\s+but\s+|,\s+while\s+|,\s+for\s+(?=[a-z]+\s+(?:was|were|is|are|had|has)\b)")
 MIN_CLAUSE_CHARS = 25
 MONTHS = frozenset("january february march april may june july august september october november december".split())
+DENIALS = frozenset("not never no n't deny denies denied false untrue".split())  # what a denial adds to a statement
 CALENDAR = MONTHS | frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 _nlp: Any = None
@@ -69,11 +70,25 @@ sailor miner girl boy casualty body soul""".split())
 DEATH = frozenset("die kill perish drown lose burn murder slay drown bury".split())
 
 
+_LOWER_BOUND = re.compile(r"(?:at least|more than|over|upwards of|no fewer than|no less than|in excess of)\s*\$?$", re.I)
+_UPPER_BOUND = re.compile(r"(?:at most|fewer than|less than|under|no more than|not more than|up to)\s*\$?$", re.I)
+
+
 @dataclass(frozen=True)
 class Figure:
     quantity: Quantity
     key: str     # "deaths", "date: rain begin", "building destroy" ...
     kind: str    # count, money, date
+    bound: str = ""  # "min" for "at least 140", "max" for "fewer than 200": a bound, not the figure
+    noun: str = ""   # the counted noun's lemma
+
+    def allows(self, value: float) -> bool:
+        """The figure is consistent with another source's value: the same figure rounded, or within its bound."""
+        if self.bound == "min":
+            return value >= self.quantity.value
+        if self.bound == "max":
+            return value <= self.quantity.value
+        return rounds_to(self.quantity, value)
 
 
 @dataclass
@@ -186,7 +201,7 @@ def _skeleton(sent: Any, start: int, end: int) -> str:
                     dropped |= {x.i for x in c.subtree}
     out: list[str] = []
     for t in tokens:
-        if t.i in dropped or t.dep_ == "neg" or t.lower_ in ("not", "never", "no", "n't"):
+        if t.i in dropped or t.dep_ == "neg" or t.lower_ in DENIALS:
             continue
         if t.ent_type_ in ("PERSON", "ORG", "NORP"):
             word = "someone"
@@ -224,7 +239,11 @@ def _figures(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         head = max(run, key=lambda x: len(list(x.subtree)))  # the run's own head ("thousand" in "one thousand")
         key, kind = _counts(head, found[-1])
         if key:
-            out.append(Figure(found[-1], key, kind))
+            bound = "min" if _LOWER_BOUND.search(left) else "max" if _UPPER_BOUND.search(left) else ""
+            noun = head
+            while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head is not noun:
+                noun = noun.head
+            out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun is not head else ""))
     return tuple(out)
 
 
