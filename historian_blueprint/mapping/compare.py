@@ -14,9 +14,9 @@ conflict was found by, so a wrong one can be traced.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations
 
 import numpy as np
 
@@ -28,7 +28,9 @@ DENIALS = NEGATIONS | frozenset("deny denies denied false untrue".split())
 
 SAME_POINT = 0.80   # skeletons this close say the same thing but for figures, names or a negation
 TOPICAL = 0.30      # below this, two statements are not about the same matter (whatever their figures count)
-SAME_NOUN = 0.60    # statements this close whose figures count the same noun are compared by it, whatever their verbs
+SAME_NOUN = 0.60    # how close two statements must be to compare figures keyed by anything but the dead
+RELATIVE_TIME = re.compile(r"\b(?:last|past|present|current|this|next|preceding)\s+(?:fiscal\s+)?(?:year|month|session|quarter)\b|"
+                           r"\bduring the (?:fiscal )?year\b|\bat present\b|\bto-?day\b|\bnow\b", re.I)
 AGREE = 0.75        # statements this close (whole text), with nothing in conflict, agree
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -53,21 +55,27 @@ def skeleton(st: Statement) -> str:
     return st.skeleton or st.text
 
 
-def compare(statements: list[Statement], embed: Embed) -> Comparison:
+def compare(statements: list[Statement], embed: Embed, years: dict[str, int | None] | None = None) -> Comparison:
     """Every pair of statements from different sources (the caller passes sources about the same events): an
-    agreement, a conflict, or nothing (they are about different points)."""
+    agreement, a conflict, or nothing (they are about different points). ``years``: each source's year; a
+    figure dated relative to its document ("last year", "during the fiscal year", "now") is compared only
+    with figures of a document of the same year."""
     out = Comparison(statements)
     if len(statements) < 2:
         return out
     whole = embed([s.text for s in statements])
     bones = embed([skeleton(s) for s in statements])
-    for i, j in combinations(range(len(statements)), 2):
+    sims, bone_sims = whole @ whole.T, bones @ bones.T  # every pair at once; Python looks only at candidates
+    source = np.array([hash(s.source_id) for s in statements])
+    figured = np.array([bool(s.figures) for s in statements])
+    candidate = ((sims >= TOPICAL) & figured[:, None] & figured[None, :]) | (bone_sims >= SAME_POINT)
+    candidate &= source[:, None] != source[None, :]
+    for i, j in zip(*np.nonzero(np.triu(candidate, k=1))):
+        i, j = int(i), int(j)
         a, b = statements[i], statements[j]
-        if a.source_id == b.source_id:
-            continue
-        similar = float(whole[i] @ whole[j])
-        edge = _figures_differ(i, j, a, b, similar) if similar >= TOPICAL else None
-        if edge is None and float(bones[i] @ bones[j]) >= SAME_POINT:
+        similar = float(sims[i, j])
+        edge = _figures_differ(i, j, a, b, similar) if similar >= TOPICAL and _same_time(a, b, years or {}) else None
+        if edge is None and float(bone_sims[i, j]) >= SAME_POINT:
             edge = _same_point(i, j, a, b)
             if edge is None and similar >= AGREE:
                 edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
@@ -90,21 +98,30 @@ def _matches(xs: list[Figure], ys: list[Figure]) -> bool:
 
 
 def _figures_differ(i: int, j: int, a: Statement, b: Statement, similar: float) -> Edge | None:
-    """A figure both count the same thing with (the dead, the day an event happened ...; or the same counted
-    noun in two close statements) that does not round to the other's or lie within its bound."""
+    """A figure both count the same thing with (the dead; the day an event happened, a counted noun and its verb
+    in two close statements) that does not round to the other's or lie within its bound."""
     ka, kb = _by_key(a), _by_key(b)
-    pairs = [(key, ka[key], kb[key]) for key in ka.keys() & kb.keys()]
-    if similar >= SAME_NOUN:  # "destroyed 17,450 buildings" / "burned 18,000 buildings"
-        counted = {f.noun: f for f in a.figures if f.noun and f.kind == "count"}
-        for g in b.figures:
-            f = counted.get(g.noun) if g.kind == "count" else None
-            if f is not None and f.key != g.key:
-                pairs.append((g.noun, [f], [g]))
+    pairs = [(key, ka[key], kb[key]) for key in ka.keys() & kb.keys() if key == "deaths" or similar >= SAME_NOUN]
+    years_a, years_b = _years(a), _years(b)
     for key, xs, ys in pairs:
+        if xs[0].kind != "date" and years_a and years_b and not years_a & years_b:
+            continue  # "on November 1, 1893, ... $X" / "on November 1, 1894, ... $Y": two times, not two accounts
         if not _matches(xs, ys):
             kind = "date" if xs[0].kind == "date" else "number"
             return Edge(i, j, kind, f"{key}: {_show(xs)} / {_show(ys)}")
     return None
+
+
+def _years(st: Statement) -> set[int]:
+    return {int(f.quantity.value) for f in st.figures if f.quantity.year}
+
+
+def _same_time(a: Statement, b: Statement, years: dict[str, int | None]) -> bool:
+    """Figures dated relative to their documents are about the same time only in documents of one year."""
+    if RELATIVE_TIME.search(a.text) or RELATIVE_TIME.search(b.text):
+        ya, yb = years.get(a.source_id), years.get(b.source_id)
+        return ya is not None and ya == yb
+    return True
 
 
 def _same_figures(a: Statement, b: Statement) -> str:

@@ -11,7 +11,7 @@ import operator
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.runnables import RunnableConfig
@@ -37,6 +37,7 @@ class MapContext:
     embed: Embed
     top_k: int = 8
     per_document: int = 2   # passages of one document kept per query (results spread across documents)
+    passages_per_source: int = 4  # passages of one document the mapper reads (its best-ranked)
     max_sources: int = 16
     max_rounds: int = 3
     weights: dict[str, float] = field(default_factory=dict)
@@ -107,24 +108,25 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     readings = dict(state.get("readings") or {})
     failures = []
     for sid, entry in state["sources"].items():
-        if sid in readings and sid not in state.get("found_new", []):
-            continue
+        passages = [tuple(p) for p in entry["passages"][: c.passages_per_source]]
+        if sid in readings and readings[sid].passages == passages:
+            continue  # read already, and no new passage of it among its best
         doc = c.get_document(sid)
         if doc is None:
             continue
-        passages = [tuple(p) for p in entry["passages"]]
         if c.mapper is not None:
             try:
-                readings[sid] = c.mapper(sid, doc.text, passages)
+                readings[sid] = replace(c.mapper(sid, doc.text, passages), passages=passages)
                 continue
             except Exception as exc:  # noqa: BLE001 - the LLM mapper fails safe: the offline reading stands in
                 failures.append(f"mapper on {sid}: {type(exc).__name__}: {exc}")
-        readings[sid] = read_passages(sid, doc.text, passages)
+        readings[sid] = replace(read_passages(sid, doc.text, passages), passages=passages)
     all_entities = entities.merge([m for r in readings.values() for m in r.mentions])
     links = entities.shared(all_entities, {sid: r.proper for sid, r in readings.items()})
     on_topic = _on_topic(state["sources"], links)
     statements = [s for sid in on_topic for s in readings[sid].statements if sid in readings]
-    comparison = compare(statements, c.embed)
+    years = {sid: getattr(c.get_document(sid), "year", None) for sid in on_topic}
+    comparison = compare(statements, c.embed, years)
     return {"readings": readings, "on_topic": on_topic, "comparison": comparison, "failures": failures}
 
 

@@ -113,6 +113,7 @@ class Reading:
     statements: list[Statement]
     proper: frozenset[str] = frozenset()  # its proper nouns (the tagger's, which finds names NER misses)
     dropped: int = 0  # names and quotes an LLM mapper gave that are not in the source (left out)
+    passages: list[tuple[int, int]] = field(default_factory=list)  # what was read
 
 
 def name_key(name: str) -> str:
@@ -169,7 +170,8 @@ def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[State
         if m.start() - cuts[-1] >= MIN_CLAUSE_CHARS and len(text) - m.end() >= MIN_CLAUSE_CHARS:
             cuts += [m.start(), m.end()]
     cuts.append(len(text))
-    named = [e for e in sent.ents if e.label_ in ("PERSON", "ORG", "NORP")]
+    # who does what: people, and organisations named in more than one word ("the Government" is no one in particular)
+    named = [e for e in sent.ents if e.label_ == "PERSON" or (e.label_ in ("ORG", "NORP") and len(e) > 1)]
     out = []
     for a, b in zip(cuts[::2], cuts[1::2]):
         piece = text[a:b]
@@ -241,14 +243,21 @@ def _figures(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         if key:
             bound = "min" if _LOWER_BOUND.search(left) else "max" if _UPPER_BOUND.search(left) else ""
             noun = head
-            while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head is not noun:
+            while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
                 noun = noun.head
-            out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun is not head else ""))
+            out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else ""))
     return tuple(out)
 
 
+_RANGE = re.compile(r"\b(?:between|since|until|till|from\b.*\bto)\b", re.I)
+
+
+def sent_text(token: Any) -> str:
+    return token.sent.text
+
+
 def _verb(token: Any) -> Any:
-    while token.pos_ not in ("VERB", "AUX") and token.head is not token:
+    while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
         token = token.head
     return token if token.pos_ in ("VERB", "AUX") else None
 
@@ -256,29 +265,37 @@ def _verb(token: Any) -> Any:
 def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
     """What a number counts: a date's event, money, the dead, or a counted noun with its verb."""
     noun = number
-    while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head is not noun:
+    while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
         noun = noun.head
     verb = _verb(noun)
     if quantity.year or noun.ent_type_ == "DATE" or noun.lower_ in MONTHS or number.ent_type_ == "DATE":
         if verb is None:
             return "date", "date"
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head is not verb:
+        if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head.i != verb.i:
             subject = next((c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is not None and subject.pos_ == "PRON":
-            return "", "date"  # "I was six years old": about the speaker, not the events
+        if subject is not None and subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(sent_text(number)):
+            return "", "date"  # "I was six years old": the speaker; "the amount was": no event; "since 1878": a span
         return f"date: {subject.lemma_.lower() if subject is not None else ''} {verb.lemma_.lower()}".strip(), "date"
     if number.ent_type_ == "MONEY" or "$" in number.doc[max(0, number.i - 2):number.i + 1].text or noun.lemma_.lower() in ("dollar", "pound"):
-        return f"money: {verb.lemma_.lower() if verb is not None else ''}", "money"
+        if verb is None or verb.lemma_.lower() in ("be", "have"):
+            return "", "money"  # "the amount was $X": too many different sums are "the amount"
+        # what the sum is: the verb's subject or object that is not the sum itself ("the expenses were $X",
+        # "the commission distributed $X"); without one the figure is not keyed (nothing to compare it by)
+        what = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass", "dobj", "attr") and c.i != noun.i
+                     and c.pos_ in ("NOUN", "PROPN")), None)
+        return (f"money: {what.lemma_.lower()} {verb.lemma_.lower()}", "money") if what is not None else ("", "money")
     counted = noun.lemma_.lower()
-    if noun is number and any(c.dep_ == "prep" and any(g.pos_ == "PRON" for g in c.children) for c in noun.children):
+    if noun.i == number.i and any(c.dep_ == "prep" and any(g.pos_ == "PRON" for g in c.children) for c in noun.children):
         counted = "person"  # the number stands for whom it counts ("One hundred and forty-six of us died")
     verbs = {c.lemma_.lower() for c in noun.children if c.dep_ in ("relcl", "acl")}  # "persons who died"
     if verb is not None:
         verbs.add(verb.lemma_.lower())
     if counted in PEOPLE and verbs & DEATH:
         return "deaths", "count"
-    return f"{counted} {verb.lemma_.lower() if verb is not None else ''}".strip(), "count"
+    if verb is None or verb.lemma_.lower() in ("be", "have") or noun.i == number.i:
+        return "", "count"  # "the increase was 11.5": a figure without a counted thing to compare it by
+    return f"{counted} {verb.lemma_.lower()}", "count"
 
 
 def _phrase(token: Any) -> Any:
