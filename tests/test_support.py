@@ -4,7 +4,6 @@ check-a-draft paraphrases (tests/data/paraphrases.jsonl, written for this and he
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

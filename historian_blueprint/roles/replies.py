@@ -3,6 +3,8 @@ the floor's report: a model can only add doubt, never remove it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from historian_blueprint.schema import (

@@ -16,7 +16,7 @@ from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentences_of
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
-from historian_blueprint.verify.rules import CARRIED_RULES, HARD_RULES, RULES, SOFT_RULES, Rule, details, polarity, quotation, support
+from historian_blueprint.verify.rules import CARRIED_RULES, HARD_RULES, SOFT_RULES, Rule, details, polarity, quotation, support
 from historian_blueprint.verify.support import Reading, default_combiner, features, read
 from historian_blueprint.verify.windows import WINDOW_CHARS
 

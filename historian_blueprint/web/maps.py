@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request, stream_with_context, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint.app import get_store
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.csrf import csrf_token, protect
-from historian_blueprint.web.research import RUNS_PER_PAGE, Problem, _is_admin, _page_number, _user, host_source_url
+from historian_blueprint.web.research import (
+    RUNS_PER_PAGE, Problem, _is_admin, _page_number, _user, delete_own, host_source_url, server_sent,
+)
 
 MAX_TOPIC_CHARS = 300
 
@@ -101,26 +103,12 @@ def register(bp: Blueprint) -> None:
         """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
         protect()
         topic = _topic(request.form if request.form else request.get_json(silent=True))
-        user = _user()
+        from historian_blueprint.mapping.run import stream_map  # on use: spaCy loads with the first map
 
-        def events():
-            try:
-                from historian_blueprint.mapping.run import stream_map
+        def done(event: dict[str, Any]) -> dict[str, Any]:
+            return {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
 
-                for event in stream_map(topic, user_id=user):
-                    if event.get("event") == "done":
-                        payload = {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
-                        yield f"event: done\ndata: {json.dumps(payload)}\n\n"
-                    else:
-                        yield f"event: node\ndata: {json.dumps(event)}\n\n"
-            except (IndexNotBuilt, IndexMismatch) as exc:
-                yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
-            except Exception as exc:  # the page must hear about it rather than hang
-                current_app.logger.exception("map failed")
-                yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
-
-        return Response(stream_with_context(events()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return server_sent(stream_map(topic, user_id=_user()), done, "map")
 
     @bp.get("/maps")
     @login_required
@@ -145,10 +133,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def map_delete(run_id: str):
         protect()
-        run = load_map(run_id)
-        if run.get("user_id") != _user():
-            raise Problem(403, "forbidden", "you can delete only your own maps")
-        get_store().runs.delete_one({"_id": run_id})
+        delete_own(load_map(run_id), "maps")
         return redirect(url_for("historian.maps_page"), code=303)
 
     @bp.get("/maps/<run_id>/export.<fmt>")

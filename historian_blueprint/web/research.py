@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import (
@@ -126,6 +127,33 @@ def host_source_url(source_id: str, start: int | None, end: int | None) -> str |
     return pattern.format(id=source_id, start="" if start is None else start, end="" if end is None else end)
 
 
+def delete_own(run: dict[str, Any], what: str) -> None:
+    """Delete a stored run (an answer or a map): only its owner may; an admin who can see it gets 403."""
+    if run.get("user_id") != _user():
+        raise Problem(403, "forbidden", f"you can delete only your own {what}")
+    get_store().runs.delete_one({"_id": run["_id"]})
+
+
+def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]], dict[str, Any]], what: str) -> Response:
+    """Server-sent events of a run: one ``node`` event per finished step, ``done`` with ``done(event)``'s payload
+    (or ``error``: the page must hear about a failure rather than hang)."""
+    def generate() -> Iterator[str]:
+        try:
+            for event in events:
+                if event.get("event") == "done":
+                    yield f"event: done\ndata: {json.dumps(done(event))}\n\n"
+                else:
+                    yield f"event: node\ndata: {json.dumps(event)}\n\n"
+        except (IndexNotBuilt, IndexMismatch) as exc:
+            yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
+        except Exception as exc:  # noqa: BLE001
+            current_app.logger.exception("%s failed", what)
+            yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
 def register(bp: Blueprint) -> None:
     @bp.errorhandler(Problem)
     def problem(exc: Problem):
@@ -171,28 +199,13 @@ def register(bp: Blueprint) -> None:
         if not hasattr(body, "get"):
             raise Problem(400, "bad_request", "send the form or a JSON object")
         question, profile, parent = _question_and_options(body)
-        user = _user()
+        from historian_blueprint.graph.run import stream  # on use, as in _run_ask
 
-        def events():
-            try:
-                from historian_blueprint.graph.run import stream  # on use, as in _run_ask
+        def done(event: dict[str, Any]) -> dict[str, Any]:
+            return {"run_id": event["run_id"], "url": url_for("historian.run_page", run_id=event["run_id"]),
+                    "status": event["output"]["status"]}
 
-                for event in stream(question, user_id=user, parent_id=parent, profile=profile):
-                    if event.get("event") == "done":
-                        run_id = event["run_id"]
-                        payload = {"run_id": run_id, "url": url_for("historian.run_page", run_id=run_id),
-                                   "status": event["output"]["status"]}
-                        yield f"event: done\ndata: {json.dumps(payload)}\n\n"
-                    else:
-                        yield f"event: node\ndata: {json.dumps(event)}\n\n"
-            except (IndexNotBuilt, IndexMismatch) as exc:
-                yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
-            except Exception as exc:  # the page must hear about it rather than hang
-                current_app.logger.exception("ask failed")
-                yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
-
-        return Response(stream_with_context(events()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return server_sent(stream(question, user_id=_user(), parent_id=parent, profile=profile), done, "ask")
 
     # ------------------------------------------------------------------ runs
     @bp.get("/runs")
@@ -224,10 +237,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def run_delete(run_id: str):
         protect()
-        run = load_run(run_id)
-        if run.get("user_id") != _user():
-            raise Problem(403, "forbidden", "you can delete only your own runs")
-        get_store().runs.delete_one({"_id": run_id})
+        delete_own(load_run(run_id), "runs")
         return redirect(url_for("historian.runs_page"), code=303)
 
     @bp.get("/runs/<run_id>/export.<fmt>")
