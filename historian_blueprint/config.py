@@ -74,6 +74,7 @@ DEFAULTS: dict[str, Any] = {
     "LIMITS_MAX_QUESTION_CHARS": 2000,
     "LIMITS_MAX_DRAFT_CHARS": 20000,
     "LIMITS_TIMEOUT_S": 60,
+    "LIMITS_MAX_BODY_BYTES": 1_000_000,
     # llm engine
     "LLM_BASE_URL": None,
     "LLM_API_KEY": None,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
 
 from historian_blueprint.app import get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.web import admin, api, maps, research, views
+from historian_blueprint.web.bodies import BodyError
 
 
 def build_blueprint() -> Blueprint:
@@ -39,6 +41,44 @@ def build_blueprint() -> Blueprint:
     @bp.context_processor
     def layout():
         return {"historian_base_template": current_app.config["HISTORIAN_BASE_TEMPLATE"]}
+
+    @bp.errorhandler(BodyError)
+    def body_error(exc: BodyError):
+        return jsonify(error={"code": exc.code, "message": exc.message}), exc.status
+
+    @bp.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        """Under /api/ every error is the documented JSON; elsewhere Flask's page."""
+        if "/api/" not in request.path:
+            return exc
+        code = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+                413: "too_large", 429: "too_many_requests"}.get(exc.code or 500, "error")
+        return jsonify(error={"code": code, "message": exc.description or exc.name}), exc.code or 500
+
+    @bp.errorhandler(Exception)
+    def server_error(exc: Exception):
+        """A failure inside Historian: logged with its traceback, answered without one."""
+        current_app.logger.exception("Historian failed on %s %s", request.method, request.path)
+        message = f"Historian failed ({type(exc).__name__}); the error is in the server log"
+        if "/api/" in request.path:
+            return jsonify(error={"code": "internal_error", "message": message}), 500
+        return render_template("historian/error.html", title="Historian failed", message=message), 500
+
+    @bp.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    def api_not_found(rest: str):
+        """No API route here: JSON, not the host's HTML 404 (405 when the path exists for other methods)."""
+        adapter = current_app.url_map.bind("localhost")
+        allowed = []
+        for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+            try:
+                rule, _ = adapter.match(request.path, method=method, return_rule=True)
+            except HTTPException:
+                continue
+            if rule.endpoint != request.endpoint:
+                allowed.append(method)
+        if allowed:
+            return jsonify(error={"code": "method_not_allowed", "message": f"use {', '.join(allowed)}"}), 405
+        return jsonify(error={"code": "not_found", "message": f"no API route {request.path}"}), 404
 
     views.register(bp)
     api.register(bp)

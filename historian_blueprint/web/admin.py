@@ -7,6 +7,7 @@ from flask import Blueprint, jsonify, redirect, render_template, request, url_fo
 from historian_blueprint.app import get_store
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import admin_required, current_identity
+from historian_blueprint.web.bodies import ReindexBody, json_body
 from historian_blueprint.web.csrf import csrf_token, protect
 
 
@@ -73,11 +74,9 @@ def register(bp: Blueprint) -> None:
     @admin_required
     def api_reindex():
         protect()
-        body = request.get_json(silent=True) or {}
+        body = json_body(ReindexBody, empty={})
         try:
-            job_id = service.start_reindex(
-                full=bool(body.get("full")), retry_failed=bool(body.get("retry_failed")), user=current_identity().user_id
-            )
+            job_id = service.start_reindex(full=body.full, retry_failed=body.retry_failed, user=current_identity().user_id)
         except service.ReindexBusy as exc:
             return jsonify(error={"code": "busy", "message": str(exc), "job_id": exc.job_id}), 409
         except ValueError as exc:

@@ -11,6 +11,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from historian_blueprint.app import get_store
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.web.auth import login_required
+from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.research import (
     RUNS_PER_PAGE, Problem, _is_admin, _page_number, _user, delete_own, host_source_url, server_sent,
@@ -102,7 +103,7 @@ def register(bp: Blueprint) -> None:
     def map_stream():
         """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
         protect()
-        topic = _topic(request.form if request.form else request.get_json(silent=True))
+        topic = _topic(request.form if request.form else parse(MapBody, raw_json()).model_dump())
         from historian_blueprint.mapping.run import stream_map  # on use: spaCy loads with the first map
 
         def done(event: dict[str, Any]) -> dict[str, Any]:
@@ -160,10 +161,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def api_map():
         protect()
-        data = request.get_json(silent=True)
-        if not isinstance(data, dict):
-            raise Problem(400, "bad_request", "send a JSON object")
-        return jsonify(_map(_topic(data)))
+        return jsonify(_map(_topic(json_body(MapBody).model_dump())))
 
     @bp.get("/api/maps/<run_id>")
     @login_required

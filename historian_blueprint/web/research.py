@@ -17,6 +17,7 @@ from historian_blueprint.graph.export import bibliography, to_markdown
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.verify.service import check_draft
+from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json
 from historian_blueprint.web.auth import current_identity, login_required
 from historian_blueprint.web.csrf import csrf_token, protect
 
@@ -195,9 +196,7 @@ def register(bp: Blueprint) -> None:
     def ask_stream():
         """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
         protect()
-        body = request.form if request.form else request.get_json(silent=True)
-        if not hasattr(body, "get"):
-            raise Problem(400, "bad_request", "send the form or a JSON object")
+        body = request.form if request.form else parse(AskBody, raw_json()).model_dump()
         question, profile, parent = _question_and_options(body)
         from historian_blueprint.graph.run import stream  # on use, as in _run_ask
 
@@ -302,31 +301,19 @@ def register(bp: Blueprint) -> None:
             raise Problem(400, "bad_request", str(exc)) from None
 
     # ------------------------------------------------------------------ JSON API
-    def _json_body() -> dict[str, Any]:
-        data = request.get_json(silent=True)
-        if not isinstance(data, dict):
-            raise Problem(400, "bad_request", "send a JSON object")
-        return data
-
     @bp.post("/api/ask")
     @login_required
     def api_ask():
         protect()
-        question, profile, parent = _question_and_options(_json_body())
+        question, profile, parent = _question_and_options(json_body(AskBody).model_dump())
         return jsonify(_run_ask(question, profile, parent))
 
     @bp.post("/api/verify")
     @login_required
     def api_verify():
         protect()
-        data = _json_body()
-        sources = data.get("sources") or []
-        if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
-            raise Problem(400, "bad_request", "sources must be a list of document ids")
-        question = data.get("question")
-        if question is not None and not isinstance(question, str):
-            raise Problem(400, "bad_request", "question must be a string")
-        return jsonify(_check(str(data.get("text") or ""), sources, question).model_dump())
+        body = json_body(VerifyBody)
+        return jsonify(_check(body.text, body.sources, body.question).model_dump())
 
     @bp.get("/api/runs/<run_id>")
     @login_required

@@ -1,0 +1,107 @@
+"""JSON request bodies read safely and validated by pydantic models: a clear 400 naming the field and the
+reason for a wrong type ("question" as a number, "full": "false"), a body that is not UTF-8 or not JSON,
+JSON nested too deeply; 413 for a body over ``HISTORIAN_LIMITS_MAX_BODY_BYTES``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from flask import current_app, request
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+MAX_DEPTH = 32  # no Historian body nests deeper than 2; deeper JSON is refused before it is parsed
+
+
+class BodyError(ValueError):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class AskBody(Body):
+    question: StrictStr
+    profile: StrictStr | None = None
+    parent: StrictStr | None = Field(default=None, max_length=64)
+
+
+class VerifyBody(Body):
+    text: StrictStr
+    sources: list[StrictStr] = Field(default_factory=list, max_length=200)
+    question: StrictStr | None = None
+
+
+class ReindexBody(Body):
+    full: StrictBool = False
+    retry_failed: StrictBool = False
+
+
+class MapBody(Body):
+    topic: StrictStr
+
+
+def _depth(raw: str) -> int:
+    """How deeply the JSON text nests (brackets outside strings)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def raw_json(empty: Any = None) -> Any:
+    """The request's JSON (``empty`` for no body), or BodyError with what is wrong with it."""
+    limit = int(current_app.config["HISTORIAN_LIMITS_MAX_BODY_BYTES"])
+    if request.content_length is not None and request.content_length > limit:
+        raise BodyError(413, "too_large", f"the body is larger than {limit} bytes")
+    data = request.get_data(cache=True)
+    if len(data) > limit:
+        raise BodyError(413, "too_large", f"the body is larger than {limit} bytes")
+    if not data.strip():
+        return empty
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BodyError(400, "bad_request", "the body is not UTF-8 text") from None
+    if _depth(text) > MAX_DEPTH:
+        raise BodyError(400, "bad_request", f"the JSON nests deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise BodyError(400, "bad_request", "the body is not valid JSON") from None
+
+
+def parse(model: type[M], data: Any) -> M:
+    """``data`` validated by ``model``; BodyError naming the first wrong field and why."""
+    if not isinstance(data, dict):
+        raise BodyError(400, "bad_request", "send a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "body"
+        raise BodyError(400, "bad_request", f"{field}: {first['msg']}") from None
+
+
+def json_body(model: type[M], empty: Any = None) -> M:
+    return parse(model, raw_json(empty))

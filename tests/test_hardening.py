@@ -1,0 +1,83 @@
+"""Issue 14, first part: bad input never gets a server error. Wrong types are a 400 naming the field, JSON
+nested a thousand levels deep and bodies that are not UTF-8 are refused, an oversized body is a 413, and every
+error under /api/ is the documented JSON (unknown routes, wrong methods, failures inside Historian)."""
+
+from __future__ import annotations
+
+import pytest
+
+from historian_blueprint import get_store
+from tests.conftest import login, make_plain_app
+from tests.test_admin_and_api import _token, small_demo  # noqa: F401 - the fixture
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.fixture
+def client(tmp_path):
+    return make_plain_app(tmp_path, [{"_id": "d1", "title": "T", "content": "The panic of 1893 closed banks."}],
+                          WTF_CSRF_ENABLED=False).test_client()
+
+
+@pytest.mark.parametrize("path", ["/historian/api/ask", "/historian/api/verify", "/historian/api/map", "/historian/ask/stream",
+                                  "/historian/map/stream"])
+def test_json_nested_a_thousand_levels_is_a_clear_400(client, path):
+    for body in (DEEP, '{"question": ' + DEEP + "}"):
+        response = client.post(path, data=body, content_type="application/json")
+        assert response.status_code == 400, (path, response.status_code)
+        assert "nests deeper" in response.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"question": 5}, "question"), ({"question": ["a"]}, "question"), ({"question": {"a": 1}}, "question"),
+    ({"question": True}, "question"), ({"question": "q", "profile": 3}, "profile"),
+])
+def test_a_question_of_the_wrong_type_is_refused_not_stringified(client, body, field):
+    response = client.post("/historian/api/ask", json=body)
+    assert response.status_code == 400 and response.get_json()["error"]["message"].startswith(field)
+    with client.application.app_context():
+        assert get_store().runs.count_documents({}) == 0  # nothing was asked
+
+
+@pytest.mark.parametrize("body", [{"text": {"a": 1}}, {"text": ["x"]}, {"text": "x", "sources": "d1"}, {"text": "x", "sources": [1]}])
+def test_a_draft_of_the_wrong_type_is_refused(client, body):
+    response = client.post("/historian/api/verify", json=body)
+    assert response.status_code == 400 and "error" in response.get_json()
+
+
+def test_a_body_that_is_not_utf8_or_too_large(client):
+    bad = client.post("/historian/api/ask", data=b'{"question": "\xff\xfe"}', content_type="application/json")
+    assert bad.status_code == 400 and "UTF-8" in bad.get_json()["error"]["message"]
+    big = client.post("/historian/api/verify", data=b'{"text": "' + b"a" * 5_000_000 + b'"}', content_type="application/json")
+    assert big.status_code == 413 and big.get_json()["error"]["code"] == "too_large"
+
+
+def test_unknown_api_routes_and_wrong_methods_answer_json(client):
+    missing = client.get("/historian/api/nothing-here")
+    assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
+    wrong = client.get("/historian/api/ask")
+    assert wrong.status_code == 405 and wrong.get_json()["error"]["code"] == "method_not_allowed"
+
+
+def test_a_failure_inside_historian_is_json_without_a_traceback(client, monkeypatch):
+    from historian_blueprint.web import research
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internals /etc/passwd")
+
+    monkeypatch.setattr(research, "check_draft", boom)
+    response = client.post("/historian/api/verify", json={"text": "The panic of 1893 closed banks."})
+    assert response.status_code == 500
+    error = response.get_json()["error"]
+    assert error["code"] == "internal_error" and "secret" not in error["message"] and "Traceback" not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("body, status", [("[1]", 400), ('"x"', 400), ('{"full": "false"}', 400), ('{"retry_failed": 1}', 400),
+                                          (b"\xff\xfe", 400)])
+def test_reindex_refuses_bodies_that_are_not_an_object_of_booleans(small_demo, body, status):  # noqa: F811
+    admin = login(small_demo.test_client(), "root", "root-pw")
+    response = admin.post("/historian/api/reindex", data=body, content_type="application/json",
+                          headers={"X-CSRFToken": _token(admin)})
+    assert response.status_code == status and "error" in response.get_json()
+    with small_demo.app_context():
+        assert get_store().jobs.count_documents({}) == 0  # no reindex started
