@@ -39,9 +39,15 @@ def _sides(conflict: dict) -> list[set[str]]:
     return [{c["source_id"] for c in side["citations"]} for side in conflict["sides"]]
 
 
+KIND = {"number": "number", "date": "date", "cause": "assertion", "assertion": "assertion", "attribution": "attribution"}
+
+
 def _found(planted: dict, conflicts: list[dict]) -> bool:
+    """A reported conflict of the planted kind whose sides cite only documents of each planted side."""
     a, b = set(planted["sides"][0]), set(planted["sides"][1])
     for c in conflicts:
+        if c["kind"] != KIND[planted["kind"]]:
+            continue
         sides = _sides(c)
         if any(x <= a and x for x in sides) and any(y <= b and y for y in sides):
             return True

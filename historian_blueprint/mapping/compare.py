@@ -68,32 +68,56 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
     sims, bone_sims = whole @ whole.T, bones @ bones.T  # every pair at once; Python looks only at candidates
     source = np.array([hash(s.source_id) for s in statements])
     figured = np.array([bool(s.figures) for s in statements])
+    denied = np.array([s.denied for s in statements])
     candidate = ((sims >= TOPICAL) & figured[:, None] & figured[None, :]) | (bone_sims >= SAME_POINT)
+    candidate |= (denied[:, None] != denied[None, :]) & (sims >= TOPICAL)  # a denial and what it may deny
     candidate &= source[:, None] != source[None, :]
     for i, j in zip(*np.nonzero(np.triu(candidate, k=1))):
         i, j = int(i), int(j)
         a, b = statements[i], statements[j]
         similar = float(sims[i, j])
         edge = _figures_differ(i, j, a, b, similar) if similar >= TOPICAL and _same_time(a, b, years or {}) else None
+        if edge is None and a.denied != b.denied and _denies(a, b):
+            denial = a if a.denied else b
+            edge = Edge(i, j, "assertion", f"one denies what the other states: {denial.text[:80]}")
         if edge is None and float(bone_sims[i, j]) >= SAME_POINT:
             edge = _same_point(i, j, a, b)
             if edge is None and similar >= AGREE:
                 edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
         if edge is None and similar >= TOPICAL and _same_figures(a, b):
             edge = Edge(i, j, "agree", f"the same figure for {_same_figures(a, b)}")
+        if edge is None and similar >= SAME_NOUN and _same_full_date(a, b):
+            edge = Edge(i, j, "agree", "the same day, month and year in close statements")
         if edge is not None:
             (out.agreements if edge.kind == "agree" else out.conflicts).append(edge)
     return out
 
 
+DENIED_WORDS = 2  # a denial names at least this many content words, every one of them in what it denies
+
+
+def _denies(a: Statement, b: Statement) -> bool:
+    """One statement denies the other: the denial's own content lemmas (names and its frame aside) are all in the
+    assertion ("did not cause the collision" / "caused the collision by steering across ...")."""
+    denial, claim = (a, b) if a.denied else (b, a)
+    return len(denial.words) >= DENIED_WORDS and denial.words <= claim.words
+
+
 def _by_key(st: Statement) -> dict[str, list[Figure]]:
     out: dict[str, list[Figure]] = {}
     for f in st.figures:
-        out.setdefault(f.key, []).append(f)
+        if f.key:
+            out.setdefault(f.key, []).append(f)
     return out
 
 
 def _matches(xs: list[Figure], ys: list[Figure]) -> bool:
+    """Two sources' figures for one thing agree: a date when every part both state (year, month, day) is the
+    same; a count or a sum when one rounds to the other or lies within its bound."""
+    if xs[0].kind == "date" and ys[0].kind == "date":
+        parts = [({int(f.quantity.value) for f in fs if f.quantity.year}, {f.month for f in fs if f.month},
+                  {int(f.quantity.value) for f in fs if not f.quantity.year}) for fs in (xs, ys)]
+        return all(not (a and b) or bool(a & b) for a, b in zip(*parts))
     return any(x.allows(y.quantity.value) or y.allows(x.quantity.value) for x in xs for y in ys)
 
 
@@ -114,6 +138,16 @@ def _figures_differ(i: int, j: int, a: Statement, b: Statement, similar: float) 
 
 def _years(st: Statement) -> set[int]:
     return {int(f.quantity.value) for f in st.figures if f.quantity.year}
+
+
+def _same_full_date(a: Statement, b: Statement) -> bool:
+    """Both name one full date (day, month and year) and it is the same: the same event, however worded."""
+    def full(st: Statement) -> set[tuple[int, str, int]]:
+        dates = [f for f in st.figures if f.kind == "date"]
+        years = {int(f.quantity.value) for f in dates if f.quantity.year}
+        return {(y, f.month, int(f.quantity.value)) for f in dates if f.month and not f.quantity.year for y in years}
+    x, y = full(a), full(b)
+    return bool(x) and x == y
 
 
 def _same_time(a: Statement, b: Statement, years: dict[str, int | None]) -> bool:
@@ -138,10 +172,13 @@ def _same_point(i: int, j: int, a: Statement, b: Statement) -> Edge | None:
     """Two statements that say the same but for a date or a figure ("began on October 8" / "started on
     October 9"), a negation or denial (an assertion and its denial), or who did it."""
     for kind in ("date", "count", "money"):
-        xs = [f for f in a.figures if f.kind == kind]
-        ys = [f for f in b.figures if f.kind == kind]
+        xs = [f for f in a.figures if f.kind == kind and f.key]
+        ys = [f for f in b.figures if f.kind == kind and f.key]
         if xs and ys and not _matches(xs, ys):
             return Edge(i, j, "date" if kind == "date" else "number", f"{xs[0].key}: {_show(xs)} / {_show(ys)}")
+    if a.denied != b.denied:  # read from the parse: a negated main verb, or a clause under "denied that"
+        denial = a if a.denied else b
+        return Edge(i, j, "assertion", f"one denies it: {denial.text[:80]}")
     flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
     if flipped:
         return Edge(i, j, "assertion", f"one says '{flipped[0]}'")

@@ -81,6 +81,7 @@ class Figure:
     kind: str    # count, money, date
     bound: str = ""  # "min" for "at least 140", "max" for "fewer than 200": a bound, not the figure
     noun: str = ""   # the counted noun's lemma
+    month: str = ""  # a date's month, when it names one ("May 31": 31 in May)
 
     def allows(self, value: float) -> bool:
         """The figure is consistent with another source's value: the same figure rounded, or within its bound."""
@@ -104,6 +105,8 @@ class Statement:
     name_spans: tuple[tuple[int, int], ...] = ()  # where they are, relative to ``start``
     figures: tuple[Figure, ...] = ()  # its figures, each with what it counts
     skeleton: str = ""  # what it says without its figures, negations and named actors (and what describes them)
+    denied: bool = False  # its main verb is negated, or it stands under a denial ("X denied that ...", "it is false that ...")
+    words: frozenset[str] = frozenset()  # its content lemmas, without names and without a denial's frame
 
 
 @dataclass
@@ -186,8 +189,53 @@ def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[State
             "", source_id, s, e, content[s:e], frozenset(name_key(x.text) for x in inside),
             tuple((offset + x.start_char - s, offset + x.end_char - s) for x in inside),
             _figures(sent, s - offset, e - offset), _skeleton(sent, s - offset, e - offset),
+            _denied(sent, s - offset, e - offset), _words(sent, s - offset, e - offset),
         ))
     return out
+
+
+DENYING = frozenset("deny dispute refute reject contradict".split())  # verbs whose clause they deny
+FALSE = frozenset("false untrue wrong mistaken baseless".split())  # "it is false that ..."
+
+
+def _frame(tokens: list[Any]) -> set[int]:
+    """Tokens that only frame a claim as denied: "The owners denied that", "It is false that" (the claim is the
+    clause under them)."""
+    framed: set[int] = set()
+    inside = {t.i for t in tokens}
+    for t in tokens:
+        if t.dep_ not in ("ROOT", "conj") and t.head.i in inside:
+            continue  # the frame is the clause's own head (a root, or a verb whose head lies outside the clause)
+        false = [c for c in t.children if c.dep_ == "acomp" and c.lower_ in FALSE]
+        if t.lemma_.lower() in DENYING or t.lower_ in FALSE or false:
+            claim = [c for x in (t, *false) for c in x.children if c.dep_ in ("ccomp", "xcomp")]
+            if claim:
+                keep = {x.i for c in claim for x in c.subtree}
+                framed |= {x.i for x in t.subtree} - keep
+    return framed
+
+
+def _words(sent: Any, start: int, end: int) -> frozenset[str]:
+    tokens = [t for t in sent if start <= t.idx < end]
+    framed = _frame(tokens)
+    return frozenset(t.lemma_.lower() for t in tokens if t.i not in framed and t.is_alpha and not t.is_stop
+                     and t.pos_ in ("NOUN", "VERB", "ADJ", "ADV") and t.ent_type_ not in ("PERSON", "ORG", "NORP"))
+
+
+def _main_verbs(tokens: list[Any], framed: set[int]) -> list[Any]:
+    inside = [t for t in tokens if t.i not in framed]
+    return [t for t in inside if t.pos_ in ("VERB", "AUX") and (t.dep_ in ("ROOT", "ccomp", "conj") or t.head.i in framed)
+            and not any(c.dep_ in ("nsubj", "nsubjpass") and c.i in framed for c in t.children)][:1] or inside[:1]
+
+
+def _denied(sent: Any, start: int, end: int) -> bool:
+    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), or it is the claim
+    of a denial ("denied that", "it is false that")."""
+    tokens = [t for t in sent if start <= t.idx < end]
+    framed = _frame(tokens)
+    negated = any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't")
+                  for v in _main_verbs(tokens, framed) for c in v.children)
+    return negated != bool(framed)  # "denied that it was not ..." asserts again
 
 
 def _skeleton(sent: Any, start: int, end: int) -> str:
@@ -195,8 +243,10 @@ def _skeleton(sent: Any, start: int, end: int) -> str:
     dropped), figures as "some", and no negation: two clauses with the same skeleton say the same thing but
     for who, how many, or whether."""
     tokens = [t for t in sent if start <= t.idx < end]
-    dropped: set[int] = set()
+    dropped: set[int] = _frame(tokens)  # "It is false that", "The owners denied that": the claim is what follows
     for t in tokens:
+        if (t.lemma_ == "do" and t.dep_ == "aux") or (t.dep_ == "mark" and t.lower_ == "that" and dropped):
+            dropped.add(t.i)  # "did not cause" / "caused": the same but for whether
         if t.ent_type_ in ("PERSON", "ORG", "NORP"):
             for c in t.children:
                 if c.dep_ in ("appos", "relcl", "acl"):
@@ -240,12 +290,14 @@ def _figures(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
             continue
         head = max(run, key=lambda x: len(list(x.subtree)))  # the run's own head ("thousand" in "one thousand")
         key, kind = _counts(head, found[-1])
-        if key:
+        if key or kind == "date":  # an unkeyed date is never compared, but two full dates that agree say one event
             bound = "min" if _LOWER_BOUND.search(left) else "max" if _UPPER_BOUND.search(left) else ""
             noun = head
             while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
                 noun = noun.head
-            out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else ""))
+            near = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 3)]
+            month = next((x.lower_ for x in near if x.lower_ in MONTHS), "") if kind == "date" else ""
+            out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month))
     return tuple(out)
 
 
@@ -274,9 +326,11 @@ def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head.i != verb.i:
             subject = next((c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is not None and subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(sent_text(number)):
-            return "", "date"  # "I was six years old": the speaker; "the amount was": no event; "since 1878": a span
-        return f"date: {subject.lemma_.lower() if subject is not None else ''} {verb.lemma_.lower()}".strip(), "date"
+        if subject is None or subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(sent_text(number)):
+            # "the year ending June 30": a period's name; "I was six years old": the speaker; "the amount was": no
+            # event; "since 1878": a span. None of them dates an event two sources could disagree about.
+            return "", "date"
+        return f"date: {subject.lemma_.lower()} {verb.lemma_.lower()}", "date"
     if number.ent_type_ == "MONEY" or "$" in number.doc[max(0, number.i - 2):number.i + 1].text or noun.lemma_.lower() in ("dollar", "pound"):
         if verb is None or verb.lemma_.lower() in ("be", "have"):
             return "", "money"  # "the amount was $X": too many different sums are "the amount"
