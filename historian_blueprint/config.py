@@ -251,7 +251,14 @@ def validate(values: Mapping[str, Any]) -> None:
         fail("VERIFY_FLAGGED_THRESHOLD", "need HUMAN_REVIEW <= FLAGGED <= VERIFIED thresholds")
 
 
-_URI_PASSWORD = re.compile(r"(?<=://)([^:/@]+):([^@/]+)@")
+_URI_PASSWORD = re.compile(r"(?<=://)([^:/@]*):([^@/]*)@")  # "user:pw@" and ":pw@" (no user)
+# query options that carry secrets ("tlsCertificateKeyFilePassword=...", "password=...", "...secret=...")
+_URI_SECRET_OPTION = re.compile(r"([?&][^=&#]*(?:password|secret|token|key)[^=&#]*=)[^&#]*", re.I)
+
+
+def redact_uri(uri: str) -> str:
+    """A MongoDB URI with its password and every secret-bearing query option masked."""
+    return _URI_SECRET_OPTION.sub(r"\1***", _URI_PASSWORD.sub(lambda m: f"{m.group(1)}:***@" if m.group(2) else m.group(0), uri))
 
 
 def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -262,7 +269,7 @@ def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
         if key in SECRET_KEYS and value:
             value = "***" if not isinstance(value, dict) else {"***": f"{len(value)} entries"}
         elif key == "MONGODB_URI" and value:
-            value = _URI_PASSWORD.sub(r"\1:***@", value)
+            value = redact_uri(value)
         elif key == "LLM_ROLES" and value:
             value = {
                 role: {k: ("***" if "key" in k.lower() else v) for k, v in (opts or {}).items()}

@@ -81,3 +81,14 @@ def test_reindex_refuses_bodies_that_are_not_an_object_of_booleans(small_demo, b
     assert response.status_code == status and "error" in response.get_json()
     with small_demo.app_context():
         assert get_store().jobs.count_documents({}) == 0  # no reindex started
+
+
+@pytest.mark.parametrize("uri, secret", [
+    ("mongodb://:pw-only@host/db", "pw-only"), ("mongodb://user:pw2@host/db", "pw2"),
+    ("mongodb://host/db?tls=true&tlsCertificateKeyFilePassword=s3cret&w=1", "s3cret"),
+])
+def test_every_secret_of_a_mongodb_uri_is_masked(uri, secret):
+    from historian_blueprint.config import redact_uri
+
+    masked = redact_uri(uri)
+    assert secret not in masked and "***" in masked and masked.split("://")[0] == uri.split("://")[0]
