@@ -4,6 +4,8 @@ error under /api/ is the documented JSON (unknown routes, wrong methods, failure
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from historian_blueprint import get_store
@@ -92,3 +94,29 @@ def test_every_secret_of_a_mongodb_uri_is_masked(uri, secret):
 
     masked = redact_uri(uri)
     assert secret not in masked and "***" in masked and masked.split("://")[0] == uri.split("://")[0]
+
+
+EVIL = "<script>alert(1)</script> [click](javascript:alert(2)) <img src=x onerror=alert(3)>"
+
+
+def test_exports_carry_text_not_markup_only_http_urls_and_one_charset(tmp_path):
+    app = make_plain_app(tmp_path, [{"_id": "d1", "title": f"Pamphlet {EVIL}", "author": "Anon [x](javascript:a)",
+                                     "url": "javascript:alert(4)", "content": "The panic of 1893 closed banks."}],
+                         WTF_CSRF_ENABLED=False)
+    citation = {"id": 1, "source_id": "d1", "title": f"Pamphlet {EVIL}", "author": "Anon", "year": 1893, "locator": "para 1",
+                "text": "The panic of 1893 closed banks.", "start": 0, "end": 31, "url": "javascript:alert(5)"}
+    output = {"answer": f"Banks closed [1]. {EVIL}", "bullets": [f"Banks closed [1] {EVIL}"], "citations": [citation],
+              "confidence": 0.9, "status": "verified", "claims": [{"id": 1, "text": EVIL, "verdict": "supported", "type": None}],
+              "verification": {"judge": {"summary": EVIL}}, "metadata": {"run_id": "r1", "engine": "embedded"}}
+    with app.app_context():
+        get_store().runs.insert_one({"_id": "r1", "kind": "ask", "user_id": "anonymous", "question": EVIL, "output": output,
+                                     "created_at": 0})
+    client = app.test_client()
+    md = client.get("/historian/runs/r1/export.md")
+    text = md.get_data(as_text=True)
+    assert not re.search(r"(?<!\\)<(?:script|img)", text) and not re.search(r"(?<!\\)\]\(javascript:", text)  # only escaped
+    assert "\\<script\\>" in text and "Banks closed [1]" in text  # shown as text; the citation marker kept
+    assert md.headers["Content-Type"].count("charset") == 1
+    bib = client.get("/historian/runs/r1/export.bib")
+    body = bib.get_data(as_text=True)  # plain text: a title is text; only the URL could be followed, and it is dropped
+    assert "alert(4)" not in body and "alert(5)" not in body and bib.headers["Content-Type"].count("charset") == 1

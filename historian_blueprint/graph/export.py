@@ -6,42 +6,53 @@ import re
 from datetime import date
 from typing import Any
 
+from historian_blueprint.text.markdown import md_escape
+
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 
 
 def to_markdown(output: dict[str, Any], question: str | None = None) -> str:
-    """A readable report: answer, findings, sources, claim verdicts, verification, metadata."""
+    """A readable report: answer, findings, sources, claim verdicts, verification, metadata. Every field that
+    came from a document or a user is written as text (``md_escape``): no raw HTML, no links it did not make."""
+    e = md_escape
     lines = []
     if question:
-        lines += [f"# {question}", ""]
-    lines += [f"**Status:** {output['status']} · **confidence** {output['confidence']:.2f}", "", output["answer"], ""]
+        lines += [f"# {e(question)}", ""]
+    lines += [f"**Status:** {e(output['status'])} · **confidence** {output['confidence']:.2f}", "", e(output["answer"]), ""]
     if output["bullets"]:
-        lines += ["## Findings", ""] + [f"- {b}" for b in output["bullets"]] + [""]
+        lines += ["## Findings", ""] + [f"- {e(b)}" for b in output["bullets"]] + [""]
     if output["citations"]:
         lines += ["## Sources", ""]
         for c in output["citations"]:
-            who = f"{c['author']}, " if c.get("author") else ""
-            lines.append(f"[{c['id']}] {who}*{c['title']}*, {c['locator']} (`{c['source_id']}` chars {c['start']}–{c['end']})")
+            who = f"{e(c['author'])}, " if c.get("author") else ""
+            lines.append(f"[{c['id']}] {who}*{e(c['title'])}*, {e(c['locator'])} ({e(c['source_id'])} chars {c['start']}–{c['end']})")
         lines.append("")
     if output["claims"]:
         lines += ["## Claims checked", "", "| # | verdict | type | claim |", "| --- | --- | --- | --- |"]
         for c in output["claims"]:
-            text = c["text"].replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {c['id']} | {c['verdict']} | {c['type'] or ''} | {text[:160]} |")
+            lines.append(f"| {c['id']} | {e(c['verdict'])} | {e(c['type'] or '')} | {e(c['text'][:160])} |")
         lines.append("")
     v = output.get("verification") or {}
     if v:
         lines += ["## Verification", ""]
         for role in ("challenge", "interrogation", "counter", "judge"):
             if role in v:
-                lines.append(f"- **{role}**: {v[role].get('summary', '')}")
+                lines.append(f"- **{role}**: {e(v[role].get('summary', ''))}")
         lines.append("")
     meta = output.get("metadata") or {}
     if meta:
-        lines += ["## Run", "", f"run `{meta.get('run_id')}` · engine {meta.get('engine')} · index generation {meta.get('index_generation')} · "
-                  f"{meta.get('latency_ms', {}).get('total', 0):.0f} ms"]
+        lines += ["## Run", "", f"run {e(meta.get('run_id'))} · engine {e(meta.get('engine'))} · index generation "
+                  f"{e(meta.get('index_generation'))} · {meta.get('latency_ms', {}).get('total', 0):.0f} ms"]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def safe_url(url: Any) -> str | None:
+    """The URL when it is plain http(s) with nothing that could break out of the line; None otherwise
+    (``javascript:``, ``data:``, a URL with spaces or control characters)."""
+    if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", url.strip(), re.I):
+        return None
+    return url.strip()
 
 
 def _inverted(author: str) -> str:
@@ -70,7 +81,7 @@ def bibliography(citations: list[dict[str, Any]], store: Any = None) -> str:
         author = (doc.author if doc else None) or c.get("author") or ""
         title = (doc.title if doc else None) or c.get("title") or c["source_id"]
         when = _chicago_date(doc.date if doc else None, c.get("year"))
-        url = (doc.url if doc else None) or c.get("url")
+        url = safe_url((doc.url if doc else None) or c.get("url"))  # only http(s): no javascript: in a bibliography
         parts = [f"{_inverted(author)}." if author else "", f"“{title.rstrip('.')}.”", f"{when}.",
                  f"Historian collection, {c['source_id']}.", f"{url}." if url else ""]
         entries[c["source_id"]] = (_inverted(author) or title).lower(), " ".join(p for p in parts if p)

@@ -246,11 +246,11 @@ def register(bp: Blueprint) -> None:
         out = run["output"]
         name = f"historian-{run_id[:8]}"
         if fmt == "md":
-            body, mime = to_markdown(out, run["question"]), "text/markdown; charset=utf-8"
+            body, mime = to_markdown(out, run["question"]), "text/markdown"  # Flask adds the one charset
         elif fmt == "json":
             body, mime = json.dumps(out, indent=2, ensure_ascii=False), "application/json"
         elif fmt == "bib":
-            body, mime = bibliography(out["citations"], get_store()), "text/plain; charset=utf-8"
+            body, mime = bibliography(out["citations"], get_store()), "text/plain"
         else:
             raise Problem(404, "not_found", "export formats: md, json, bib")
         return Response(body, mimetype=mime, headers={"Content-Disposition": f'attachment; filename="{name}.{fmt if fmt != "bib" else "txt"}"'})
