@@ -84,8 +84,9 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
             edge = _same_point(i, j, a, b)
             if edge is None and similar >= AGREE:
                 edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
-        if edge is None and similar >= TOPICAL and _same_figures(a, b):
-            edge = Edge(i, j, "agree", f"the same figure for {_same_figures(a, b)}")
+        shared = _same_figures(a, b) if edge is None and similar >= TOPICAL else ""
+        if shared:
+            edge = Edge(i, j, "agree", f"the same figure for {shared}")
         if edge is None and similar >= SAME_NOUN and _same_full_date(a, b):
             edge = Edge(i, j, "agree", "the same day, month and year in close statements")
         if edge is not None:

@@ -185,11 +185,12 @@ def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[State
         s = offset + sent.start_char + a + lead
         e = s + len(piece)
         inside = [x for x in named if offset + x.start_char >= s and offset + x.end_char <= e]
+        tokens = [t for t in sent if s - offset <= t.idx < e - offset]
+        framed = _frame(tokens)  # read once: the skeleton, the polarity and the words all leave the frame out
         out.append(Statement(
             "", source_id, s, e, content[s:e], frozenset(name_key(x.text) for x in inside),
             tuple((offset + x.start_char - s, offset + x.end_char - s) for x in inside),
-            _figures(sent, s - offset, e - offset), _skeleton(sent, s - offset, e - offset),
-            _denied(sent, s - offset, e - offset), _words(sent, s - offset, e - offset),
+            _figures(sent, s - offset, e - offset), _skeleton(tokens, framed), _denied(tokens, framed), _words(tokens, framed),
         ))
     return out
 
@@ -215,9 +216,7 @@ def _frame(tokens: list[Any]) -> set[int]:
     return framed
 
 
-def _words(sent: Any, start: int, end: int) -> frozenset[str]:
-    tokens = [t for t in sent if start <= t.idx < end]
-    framed = _frame(tokens)
+def _words(tokens: list[Any], framed: set[int]) -> frozenset[str]:
     return frozenset(t.lemma_.lower() for t in tokens if t.i not in framed and t.is_alpha and not t.is_stop
                      and t.pos_ in ("NOUN", "VERB", "ADJ", "ADV") and t.ent_type_ not in ("PERSON", "ORG", "NORP"))
 
@@ -228,22 +227,19 @@ def _main_verbs(tokens: list[Any], framed: set[int]) -> list[Any]:
             and not any(c.dep_ in ("nsubj", "nsubjpass") and c.i in framed for c in t.children)][:1] or inside[:1]
 
 
-def _denied(sent: Any, start: int, end: int) -> bool:
+def _denied(tokens: list[Any], framed: set[int]) -> bool:
     """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), or it is the claim
     of a denial ("denied that", "it is false that")."""
-    tokens = [t for t in sent if start <= t.idx < end]
-    framed = _frame(tokens)
     negated = any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't")
                   for v in _main_verbs(tokens, framed) for c in v.children)
     return negated != bool(framed)  # "denied that it was not ..." asserts again
 
 
-def _skeleton(sent: Any, start: int, end: int) -> str:
+def _skeleton(tokens: list[Any], framed: set[int]) -> str:
     """The clause with named people and organisations as "someone" (their appositions and relative clauses
     dropped), figures as "some", and no negation: two clauses with the same skeleton say the same thing but
     for who, how many, or whether."""
-    tokens = [t for t in sent if start <= t.idx < end]
-    dropped: set[int] = _frame(tokens)  # "It is false that", "The owners denied that": the claim is what follows
+    dropped = set(framed)  # "It is false that", "The owners denied that": the claim is what follows
     for t in tokens:
         if (t.lemma_ == "do" and t.dep_ == "aux") or (t.dep_ == "mark" and t.lower_ == "that" and dropped):
             dropped.add(t.i)  # "did not cause" / "caused": the same but for whether
@@ -304,10 +300,6 @@ def _figures(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
 _RANGE = re.compile(r"\b(?:between|since|until|till|from\b.*\bto)\b", re.I)
 
 
-def sent_text(token: Any) -> str:
-    return token.sent.text
-
-
 def _verb(token: Any) -> Any:
     while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
         token = token.head
@@ -326,7 +318,7 @@ def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head.i != verb.i:
             subject = next((c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None or subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(sent_text(number)):
+        if subject is None or subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(number.sent.text):
             # "the year ending June 30": a period's name; "I was six years old": the speaker; "the amount was": no
             # event; "since 1878": a span. None of them dates an event two sources could disagree about.
             return "", "date"
