@@ -14,7 +14,7 @@ from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.research import (
-    RUNS_PER_PAGE, Problem, _is_admin, _page_number, _user, delete_own, host_source_url, server_sent,
+    RUNS_PER_PAGE, Problem, _page_number, _user, delete_own, load_run, server_sent, source_link,
 )
 
 MAX_TOPIC_CHARS = 300
@@ -22,10 +22,7 @@ MAX_TOPIC_CHARS = 300
 
 def load_map(run_id: str) -> dict[str, Any]:
     """The map run, if this user may see it (its owner or an admin); 404 otherwise."""
-    run = get_store().runs.find_one({"_id": run_id, "kind": "map"})
-    if run is None or (run.get("user_id") != _user() and not _is_admin()):
-        raise Problem(404, "not_found", f"no map {run_id}")
-    return run
+    return load_run(run_id, "map", "map")
 
 
 def _topic(data: Any) -> str:
@@ -144,11 +141,7 @@ def register(bp: Blueprint) -> None:
         out = run["output"]
         name = f"historian-map-{run_id[:8]}"
         if fmt == "json":
-            def href(source_id: str, start: int, end: int) -> str:
-                return host_source_url(source_id, start, end) or url_for(
-                    "historian.source", source_id=source_id, span=f"{start}-{end}", _anchor="h-mark-first")
-
-            body = json.dumps(graph_elements(out, href) if request.args.get("graph") else out, indent=2, ensure_ascii=False)
+            body = json.dumps(graph_elements(out, source_link) if request.args.get("graph") else out, indent=2, ensure_ascii=False)
             mime = "application/json"
         elif fmt == "md":
             body, mime = out["report"], "text/markdown"

@@ -42,11 +42,12 @@ def _is_admin() -> bool:
     return bool(identity and identity.is_admin)
 
 
-def load_run(run_id: str) -> dict[str, Any]:
-    """The run, if this user may see it (its owner or an admin); 404 otherwise, so ids do not leak."""
-    run = get_store().runs.find_one({"_id": run_id, "kind": "ask"})
+def load_run(run_id: str, kind: str = "ask", what: str = "run") -> dict[str, Any]:
+    """The run of this kind (``ask`` or ``map``), if this user may see it (its owner or an admin); 404
+    otherwise, so ids do not leak."""
+    run = get_store().runs.find_one({"_id": run_id, "kind": kind})
     if run is None or (run.get("user_id") != _user() and not _is_admin()):
-        raise Problem(404, "not_found", f"no run {run_id}")
+        raise Problem(404, "not_found", f"no {what} {run_id}")
     return run
 
 
@@ -155,6 +156,15 @@ def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+def source_link(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
+    """Where a citation opens: the host's document page (HISTORIAN_SOURCE_URL), else Historian's source page with
+    the span highlighted and in view."""
+    return host_source_url(source_id, start, end) or url_for(
+        "historian.source", source_id=source_id, run=run_id, span=f"{start}-{end}" if start is not None else None,
+        _anchor="h-mark-first" if start is not None else None,
+    )
+
+
 def register(bp: Blueprint) -> None:
     @bp.errorhandler(Problem)
     def problem(exc: Problem):
@@ -169,10 +179,7 @@ def register(bp: Blueprint) -> None:
 
     @bp.app_template_global("historian_source_url")
     def source_url(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
-        return host_source_url(source_id, start, end) or url_for(
-            "historian.source", source_id=source_id, run=run_id, span=f"{start}-{end}" if start is not None else None,
-            _anchor="h-mark-first" if start is not None else None,
-        )
+        return source_link(source_id, start, end, run_id)
 
     # ------------------------------------------------------------------ ask
     @bp.get("/ask")
