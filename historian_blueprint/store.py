@@ -2,13 +2,16 @@
 
 Only the plain pymongo API is used, so a real MongoDB, ``mongomock`` and the embedded ``litemongo``
 store all work. litemongo's SQLite objects are bound to the thread that opened them and its updates
-are read-modify-write, so each thread opens its own client and writes inside one process go through
-a lock; several worker processes need a real MongoDB.
+are read-modify-write, so each thread opens its own client and every write holds a lock that spans
+threads and processes (a ``flock`` on a file beside the store): the server, a CLI reindex and several
+workers on one machine may share it. Several machines need a real MongoDB.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,19 +27,113 @@ WRITE_METHODS = frozenset(
     }
 )
 
-_LOCKS: dict[str, threading.RLock] = {}
+try:  # POSIX; elsewhere the lock spans the threads of one process only
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_FILE = ".historian-write.lock"
+LOCK_WAIT_S = 30.0
+
+
+class StoreBusy(RuntimeError):
+    """Another process held the embedded store's write lock for longer than we wait."""
+
+    def __init__(self, path: Path, waited: float) -> None:
+        super().__init__(
+            f"the embedded store {path} stayed locked by another process for {waited:.0f} s; "
+            "a process may be hung while writing (find it with `fuser` on the lock file and stop it), "
+            "or the load needs a real MongoDB (set HISTORIAN_MONGODB_URI)"
+        )
+
+
+class StoreLock:
+    """A reentrant write lock over one embedded store, held across the threads of this process (an RLock)
+    and across processes (an exclusive ``flock`` on a file in the store's folder, taken by the outermost
+    holder). A process forked while holding nothing reopens the file, so forked workers never share one
+    open lock file (flock locks belong to the open file, which fork would share)."""
+
+    def __init__(self, folder: Path, wait_s: float = LOCK_WAIT_S) -> None:
+        self.folder = folder
+        self.wait_s = wait_s
+        self._rlock = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+        self._pid = 0
+
+    def _file(self) -> int:
+        if self._fd is None or self._pid != os.getpid():
+            self._fd = os.open(self.folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+            self._pid = os.getpid()
+        return self._fd
+
+    def acquire(self) -> None:
+        self._rlock.acquire()
+        if self._depth == 0 and fcntl is not None:
+            try:
+                self._lock_file()
+            except BaseException:
+                self._rlock.release()
+                raise
+        self._depth += 1
+
+    def _lock_file(self) -> None:
+        fd = self._file()
+        start = time.monotonic()
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                waited = time.monotonic() - start
+                if waited >= self.wait_s:
+                    raise StoreBusy(self.folder, waited) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+
+    def release(self) -> None:
+        self._depth -= 1
+        if self._depth == 0 and fcntl is not None and self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._rlock.release()
+
+    def __enter__(self) -> StoreLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+_LOCKS: dict[str, StoreLock] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
-def _lock_for(path: str) -> threading.RLock:
+def _reset_after_fork() -> None:
+    # A thread of the parent may have held a lock at the fork; the child starts with every lock free.
+    for lock in _LOCKS.values():
+        if lock._fd is not None:
+            os.close(lock._fd)
+        lock._rlock, lock._depth, lock._fd = threading.RLock(), 0, None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def _lock_for(path: Path) -> StoreLock:
+    key = str(path.resolve())
     with _LOCKS_GUARD:
-        return _LOCKS.setdefault(path, threading.RLock())
+        if key not in _LOCKS:
+            _LOCKS[key] = StoreLock(Path(key))
+        return _LOCKS[key]
 
 
 class SerializedCollection:
-    """A collection whose writes hold a process-wide lock (for stores without atomic updates)."""
+    """A collection whose writes hold the store's write lock (for stores without atomic updates)."""
 
-    def __init__(self, collection: Any, lock: threading.RLock) -> None:
+    def __init__(self, collection: Any, lock: StoreLock) -> None:
         self._collection = collection
         self._lock = lock
 
@@ -164,7 +261,7 @@ class Store:
         documents: Any,
         fields: FieldMapping,
         prefix: str = "historian_",
-        lock: threading.RLock | None = None,
+        lock: StoreLock | None = None,
         client: Any = None,
     ) -> None:
         self.database = database
@@ -193,8 +290,8 @@ class Store:
     def meta(self) -> Any:
         return self.collection("meta")
 
-    def write_lock(self) -> threading.RLock | _NullLock:
-        """Return the lock that serializes multi-step writes in this process."""
+    def write_lock(self) -> StoreLock | _NullLock:
+        """Return the lock that serializes multi-step writes (across processes, for the embedded store)."""
         return self._lock or _NullLock()
 
     def _id_query(self, source_id: str) -> dict[str, Any]:
@@ -335,7 +432,7 @@ class StoreFactory:
         path = self.litemongo_path
         path.mkdir(parents=True, exist_ok=True)
         db = PerThreadDatabase(path, self.db_name)
-        lock = _lock_for(str(path.resolve()))
+        lock = _lock_for(path)
         return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock, client=db)
 
     def close(self) -> None:

@@ -1,0 +1,185 @@
+"""The embedded store shared by several processes on one machine: writes hold an inter-process lock."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+
+import pytest
+
+from historian_blueprint.store import LOCK_FILE, FieldMapping, StoreBusy, StoreFactory, StoreLock
+
+WORKERS = 3
+INCREMENTS = 50
+
+
+def _factory(folder: str) -> StoreFactory:
+    return StoreFactory(uri=None, db_name="historian", collection="documents", fields=FieldMapping(),
+                        prefix="historian_", data_dir=folder)
+
+
+def _increment(folder: str, n: int, ready, start) -> None:
+    store = _factory(folder).open()
+    store.meta.find_one({"_id": "counter"})  # opened and warm before the race starts
+    ready.release()
+    start.wait(60)
+    try:
+        for _ in range(n):
+            store.meta.update_one({"_id": "counter"}, {"$inc": {"n": 1}}, upsert=True)
+    finally:
+        store.close()
+
+
+def _hold_lock(folder: str, held, release) -> None:
+    store = _factory(folder).open()
+    with store.write_lock():
+        held.set()
+        release.wait(30)
+    store.close()
+
+
+def test_three_processes_times_fifty_increments_give_150(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    setup = _factory(str(tmp_path)).open()
+    setup.meta.insert_one({"_id": "counter", "n": 0})
+    setup.close()
+    ready, start = ctx.Semaphore(0), ctx.Event()
+    procs = [ctx.Process(target=_increment, args=(str(tmp_path), INCREMENTS, ready, start)) for _ in range(WORKERS)]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        assert ready.acquire(timeout=60)
+    start.set()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    store = _factory(str(tmp_path)).open()
+    assert store.meta.find_one({"_id": "counter"})["n"] == WORKERS * INCREMENTS
+    store.close()
+    assert (tmp_path / "store" / LOCK_FILE).exists()
+
+
+def test_a_writer_waits_for_another_process_then_fails_fast_with_the_cause_and_the_fix(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    held, release = ctx.Event(), ctx.Event()
+    holder = ctx.Process(target=_hold_lock, args=(str(tmp_path), held, release))
+    holder.start()
+    try:
+        assert held.wait(60)
+        lock = StoreLock((tmp_path / "store").resolve(), wait_s=0.3)
+        began = time.monotonic()
+        with pytest.raises(StoreBusy, match="locked by another process.*HISTORIAN_MONGODB_URI"):
+            lock.acquire()
+        assert time.monotonic() - began < 5
+        # the in-process lock was given back: this thread can take it once the other process lets go
+        release.set()
+        holder.join(30)
+        with lock:
+            with lock:  # reentrant in one thread
+                pass
+    finally:
+        release.set()
+        holder.join(30)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _token(html: str) -> str:
+    import re
+
+    return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+
+
+def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path):
+    """The documented admin flow: `historian reindex` (a second process) while the server answers asks."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import threading
+    import urllib.request
+    from http.cookiejar import CookieJar
+    from pathlib import Path
+    from urllib.parse import urlencode
+
+    from historian_blueprint import get_store
+    from historian_blueprint.demo import create_app
+    from tests.conftest import small_docs
+    from tests.test_index import run_reindex
+
+    home = tmp_path / "home"
+    env = dict(os.environ, HISTORIAN_DEMO_HOME=str(home), HISTORIAN_DEMO_USERS="alice:alice-pw:researcher")
+    app = create_app({"DEMO_HOME": str(home), "DEMO_LOAD_CORPUS": False})
+    with app.app_context():
+        store = get_store()
+        store.documents.insert_many(small_docs(per_file=2, chars=1200))
+        store.meta.insert_one({"_id": "demo:sample_corpus", "kind": "demo"})  # the server must not load it
+    assert run_reindex(app)["state"] == "succeeded"
+
+    bin_dir = Path(sys.executable).parent
+    port = _free_port()
+    server = subprocess.Popen([str(bin_dir / "historian"), "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        deadline = time.time() + 60
+        while True:
+            try:
+                login_page = opener.open(f"{base}/login", timeout=2).read().decode()
+                break
+            except OSError:
+                assert time.time() < deadline and server.poll() is None, "the server did not start"
+                time.sleep(0.3)
+        form = {"username": "alice", "password": "alice-pw"}
+        if 'name="csrf_token"' in login_page:
+            form["csrf_token"] = _token(login_page)
+        opener.open(f"{base}/login", data=urlencode(form).encode(), timeout=10).read()
+        token = _token(opener.open(f"{base}/historian/ask", timeout=10).read().decode())
+
+        asked: list[str] = []
+        failures: list[str] = []
+        cli_done = threading.Event()
+
+        def ask_until_reindexed() -> None:
+            questions = ["What did the president say about railroads?", "What happened to the tariff?"]
+            i = 0
+            while not cli_done.is_set() or i < 3:
+                body = json.dumps({"question": questions[i % 2]}).encode()
+                request = urllib.request.Request(f"{base}/historian/api/ask", data=body, method="POST",
+                                                 headers={"Content-Type": "application/json", "X-CSRFToken": token})
+                try:
+                    out = json.loads(opener.open(request, timeout=60).read())
+                    asked.append(out["metadata"]["run_id"])
+                except Exception as exc:  # noqa: BLE001 - every failure is the finding
+                    failures.append(repr(exc))
+                i += 1
+
+        askers = [threading.Thread(target=ask_until_reindexed) for _ in range(2)]
+        for t in askers:
+            t.start()
+        cli = subprocess.run([str(bin_dir / "historian"), "reindex", "--full"], env=env, capture_output=True,
+                             text=True, timeout=300)
+        cli_done.set()
+        for t in askers:
+            t.join(120)
+        assert cli.returncode == 0, cli.stderr
+        assert "succeeded" in cli.stdout
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+    assert failures == []
+    assert len(asked) >= 6
+    with app.app_context():
+        store = get_store()
+        stored = {r["_id"] for r in store.runs.find({}, {"_id": 1})}
+        assert set(asked) <= stored and len(stored) == len(asked)
+        jobs = list(store.jobs.find({}))
+        assert len(jobs) == 2 and all(j["state"] == "succeeded" for j in jobs)
