@@ -30,6 +30,16 @@ DEFAULT_FIELDS = {
     "collection": "collection",
 }
 
+# The Content-Security-Policy of Historian's pages. They carry no inline script and no inline style; the one
+# inline style allowed, by its hash, is the stylesheet cytoscape inserts for its container
+# (".__________cytoscape_container { position: relative; }").
+CYTOSCAPE_STYLE_HASH = "'sha256-pgvDUBa4IjFA2yuSJ2cqcyxmNYJMborsd0ORcRv9vw8='"
+DEFAULT_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' " + CYTOSCAPE_STYLE_HASH + "; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+
 # One entry per key, without the prefix. The section of a key is its first word.
 DEFAULTS: dict[str, Any] = {
     "PROFILE": "default",
@@ -75,6 +85,9 @@ DEFAULTS: dict[str, Any] = {
     "LIMITS_MAX_DRAFT_CHARS": 20000,
     "LIMITS_TIMEOUT_S": 60,
     "LIMITS_MAX_BODY_BYTES": 1_000_000,
+    # security
+    "SECURITY_HEADERS": True,
+    "SECURITY_CSP": DEFAULT_CSP,
     # llm engine
     "LLM_BASE_URL": None,
     "LLM_API_KEY": None,

@@ -9,15 +9,16 @@ workers on one machine may share it. Several machines need a real MongoDB.
 
 from __future__ import annotations
 
-import os
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from historian_blueprint.config import DEFAULT_FIELDS
+from historian_blueprint.locking import StoreBusy, StoreLock, lock_for
+
+__all__ = ["Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock"]
 
 WRITE_METHODS = frozenset(
     {
@@ -26,109 +27,6 @@ WRITE_METHODS = frozenset(
         "bulk_write", "create_index", "drop_index", "drop",
     }
 )
-
-try:  # POSIX; elsewhere the lock spans the threads of one process only
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-
-LOCK_FILE = ".historian-write.lock"
-LOCK_WAIT_S = 30.0
-
-
-class StoreBusy(RuntimeError):
-    """Another process held the embedded store's write lock for longer than we wait."""
-
-    def __init__(self, path: Path, waited: float) -> None:
-        super().__init__(
-            f"the embedded store {path} stayed locked by another process for {waited:.0f} s; "
-            "a process may be hung while writing (find it with `fuser` on the lock file and stop it), "
-            "or the load needs a real MongoDB (set HISTORIAN_MONGODB_URI)"
-        )
-
-
-class StoreLock:
-    """A reentrant write lock over one embedded store, held across the threads of this process (an RLock)
-    and across processes (an exclusive ``flock`` on a file in the store's folder, taken by the outermost
-    holder). A process forked while holding nothing reopens the file, so forked workers never share one
-    open lock file (flock locks belong to the open file, which fork would share)."""
-
-    def __init__(self, folder: Path, wait_s: float = LOCK_WAIT_S) -> None:
-        self.folder = folder
-        self.wait_s = wait_s
-        self._rlock = threading.RLock()
-        self._depth = 0
-        self._fd: int | None = None
-        self._pid = 0
-
-    def _file(self) -> int:
-        if self._fd is None or self._pid != os.getpid():
-            self._fd = os.open(self.folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-            self._pid = os.getpid()
-        return self._fd
-
-    def acquire(self) -> None:
-        self._rlock.acquire()
-        if self._depth == 0 and fcntl is not None:
-            try:
-                self._lock_file()
-            except BaseException:
-                self._rlock.release()
-                raise
-        self._depth += 1
-
-    def _lock_file(self) -> None:
-        fd = self._file()
-        start = time.monotonic()
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                waited = time.monotonic() - start
-                if waited >= self.wait_s:
-                    raise StoreBusy(self.folder, waited) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-
-    def release(self) -> None:
-        self._depth -= 1
-        if self._depth == 0 and fcntl is not None and self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-        self._rlock.release()
-
-    def __enter__(self) -> StoreLock:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-_LOCKS: dict[str, StoreLock] = {}
-_LOCKS_GUARD = threading.Lock()
-
-
-def _reset_after_fork() -> None:
-    # A thread of the parent may have held a lock at the fork; the child starts with every lock free.
-    for lock in _LOCKS.values():
-        if lock._fd is not None:
-            os.close(lock._fd)
-        lock._rlock, lock._depth, lock._fd = threading.RLock(), 0, None
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reset_after_fork)
-
-
-def _lock_for(path: Path) -> StoreLock:
-    key = str(path.resolve())
-    with _LOCKS_GUARD:
-        if key not in _LOCKS:
-            _LOCKS[key] = StoreLock(Path(key))
-        return _LOCKS[key]
-
 
 class SerializedCollection:
     """A collection whose writes hold the store's write lock (for stores without atomic updates)."""
@@ -432,7 +330,7 @@ class StoreFactory:
         path = self.litemongo_path
         path.mkdir(parents=True, exist_ok=True)
         db = PerThreadDatabase(path, self.db_name)
-        lock = _lock_for(path)
+        lock = lock_for(path)
         return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock, client=db)
 
     def close(self) -> None:

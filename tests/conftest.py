@@ -45,9 +45,16 @@ def runner(app):
     return app.test_cli_runner()
 
 
+def form_token(client, path="/login"):
+    """The CSRF token a page's form carries (the demo's login and logout forms need it)."""
+    import re
+
+    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(path).get_data(as_text=True)).group(1)
+
+
 def login(client, name="alice", password="alice-pw"):
     """Log a test client in through the demo's login form."""
-    response = client.post("/login", data={"username": name, "password": password})
+    response = client.post("/login", data={"username": name, "password": password, "csrf_token": form_token(client)})
     assert response.status_code == 302, response.data
     return client
 

@@ -70,6 +70,7 @@ def browser():
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--window-size=1200,1400"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # CSP violations land in the console
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     driver.set_page_load_timeout(60)
     yield driver
@@ -84,6 +85,10 @@ def wait_for(condition, timeout=90, every=0.05):
             return value
         time.sleep(every)
     raise AssertionError("timed out waiting")
+
+
+def csp_violations(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if "Content Security Policy" in e["message"]]
 
 
 def log_in(driver, base, name, password):
@@ -139,6 +144,7 @@ def test_ask_follow_a_citation_and_follow_up(site, browser, shots):
     browser.get(browser.current_url)  # the permalink of the follow-up shows the thread
     thread = browser.find_element(By.CSS_SELECTOR, ".h-thread").text
     assert "causes of the depression" in thread and "propose about the banks" in thread
+    assert csp_violations(browser) == []
 
 
 def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots):
@@ -205,3 +211,4 @@ def test_map_a_topic_watch_progress_see_the_graph_and_open_a_conflict_side(site,
         "const e = window.historianMap.edges('[kind = \"conflict\"]')[0]; const h = e.data('href'); e.emit('tap'); return h;")
     wait_for(lambda: "/historian/sources/" in browser.current_url)
     assert browser.find_elements(By.ID, "h-mark-first") and href.split("#")[0] in browser.current_url
+    assert csp_violations(browser) == []  # the pages, the live progress and the graph work under the CSP

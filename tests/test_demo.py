@@ -17,7 +17,7 @@ import pytest
 
 from historian_blueprint import get_store
 from historian_blueprint.demo import create_app, parse_users
-from tests.conftest import login
+from tests.conftest import form_token, login
 
 
 def test_anonymous_users_are_sent_to_login(client):
@@ -28,7 +28,7 @@ def test_anonymous_users_are_sent_to_login(client):
 
 
 def test_wrong_password_is_refused(client):
-    response = client.post("/login", data={"username": "alice", "password": "nope"})
+    response = client.post("/login", data={"username": "alice", "password": "nope", "csrf_token": form_token(client)})
     assert response.status_code == 401
     assert b"wrong password" in response.data
 
@@ -132,15 +132,17 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
         deadline = time.time() + 60
         while True:
             try:
-                opener.open(f"http://127.0.0.1:{port}/login", timeout=2)
+                banner = opener.open(f"http://127.0.0.1:{port}/login", timeout=2).headers.get("Server", "")
                 break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
                     raise AssertionError(proc.stdout.read() if proc.poll() is not None else "server did not start")
                 time.sleep(0.3)
-        body = urlencode({"username": "alice", "password": "pw"}).encode()
+        token = re.search(r'name="csrf_token" value="([^"]+)"', opener.open(f"http://127.0.0.1:{port}/login", timeout=10).read().decode()).group(1)
+        body = urlencode({"username": "alice", "password": "pw", "csrf_token": token}).encode()
         page = opener.open(f"http://127.0.0.1:{port}/login", data=body, timeout=10).read().decode()
         assert "319 documents" in page
+        assert "Werkzeug" not in banner and "Python" not in banner
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from historian_blueprint.store import LOCK_FILE, FieldMapping, StoreBusy, StoreFactory, StoreLock
+from historian_blueprint.locking import LOCK_FILE, StoreBusy, StoreLock
+from historian_blueprint.store import FieldMapping, StoreFactory
 
 WORKERS = 3
 INCREMENTS = 50

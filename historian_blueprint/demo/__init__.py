@@ -10,18 +10,25 @@ import os
 import re
 import secrets
 import sys
+import time
+import unicodedata
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 from flask.cli import with_appcontext
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, current_app, flash, redirect, render_template, request, session, url_for
 from flask_login import LoginManager, UserMixin, current_user, login_required, login_user, logout_user
+from flask_wtf.csrf import generate_csrf, validate_csrf
 from werkzeug.security import check_password_hash, generate_password_hash
+from werkzeug.serving import WSGIRequestHandler
+from wtforms import ValidationError
 
 from historian_blueprint import Historian, get_store
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.index import service
+from historian_blueprint.web import headers
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 PAGE_SIZE = 20
@@ -30,9 +37,65 @@ _CORPUS_MARKER = "demo:sample_corpus"
 
 
 class DemoUser(UserMixin):
-    def __init__(self, name: str, role: str) -> None:
+    """A logged-in user. The session holds ``name:nonce``; logging out draws a new nonce for the user, so
+    every session cookie issued before (a copied one included) stops working."""
+
+    def __init__(self, name: str, role: str, nonce: str = "") -> None:
         self.id = name
         self.role = role
+        self.nonce = nonce
+
+    def get_id(self) -> str:
+        return f"{self.id}:{self.nonce}"
+
+
+def safe_next(target: str | None) -> str | None:
+    """Return ``target`` when it is a path on this site, else None. Refused: anything with a control or
+    space-like character (browsers drop tabs and newlines, so ``/\t/evil.example`` becomes
+    ``//evil.example``), backslashes (read as slashes), ``//host`` and any scheme or host."""
+    if not target or len(target) > 2000 or not target.startswith("/") or target.startswith("//"):
+        return None
+    if "\\" in target or any(unicodedata.category(ch)[0] in "CZ" for ch in target):
+        return None
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else None
+
+
+class LoginThrottle:
+    """Failed logins per user name and per client address, kept in the store (so every worker process
+    sees them) for ``window_s`` seconds; over a limit, logins are refused without checking the password."""
+
+    def __init__(self, collection: Any, lock: Any, per_user: int, per_address: int, window_s: float) -> None:
+        self.collection = collection
+        self.lock = lock
+        self.limits = {"user": per_user, "address": per_address}
+        self.window_s = window_s
+
+    def _recent(self, key: str, now: float) -> list[float]:
+        record = self.collection.find_one({"_id": key}) or {}
+        return [t for t in record.get("failures", []) if t > now - self.window_s]
+
+    def refused(self, name: str, address: str) -> str | None:
+        """Why a login from ``address`` as ``name`` is refused now (None when it may go ahead)."""
+        now = time.time()
+        for kind, key in (("user", f"user:{name}"), ("address", f"address:{address}")):
+            recent = self._recent(key, now)
+            if len(recent) >= self.limits[kind]:
+                wait = max(1, int((min(recent) + self.window_s - now) // 60) + 1)
+                who = "this user" if kind == "user" else "your address"
+                return f"Too many failed logins for {who}. Try again in {wait} minute{'s' if wait > 1 else ''}."
+        return None
+
+    def failed(self, name: str, address: str) -> None:
+        now = time.time()
+        with self.lock:
+            for key in (f"user:{name}", f"address:{address}"):
+                recent = self._recent(key, now)[-100:]
+                self.collection.replace_one({"_id": key}, {"_id": key, "failures": [*recent, now]}, upsert=True)
+
+    def succeeded(self, name: str) -> None:
+        with self.lock:
+            self.collection.delete_one({"_id": f"user:{name}"})
 
 
 def demo_home(app: Flask, test_config: dict[str, Any] | None) -> Path:
@@ -108,7 +171,18 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         HISTORIAN_BASE_TEMPLATE="demo/base.html",
         HISTORIAN_SOURCE_URL=None,
         DEMO_LOAD_CORPUS=True,
+        DEMO_LOGIN_MAX_FAILURES=5,
+        DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS=20,
+        DEMO_LOGIN_WINDOW_S=900,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
     )
+    for key in ("DEMO_LOGIN_MAX_FAILURES", "DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS", "DEMO_LOGIN_WINDOW_S"):
+        raw = os.environ.get(f"HISTORIAN_{key}")
+        if raw is not None:
+            if not raw.strip().isdigit() or int(raw) < 1:
+                raise ValueError(f"HISTORIAN_{key}={raw!r}: expected a whole number of at least 1")
+            app.config[key] = int(raw)
     if test_config:
         app.config.update({k: v for k, v in test_config.items() if k != "DEMO_HOME"})
 
@@ -126,37 +200,82 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @login_manager.user_loader
     def load_user(user_id: str) -> DemoUser | None:
-        record = get_store().database["users"].find_one({"_id": user_id})
-        return DemoUser(record["_id"], record["role"]) if record else None
+        name, _, nonce = user_id.rpartition(":")
+        record = get_store().database["users"].find_one({"_id": name}) if name else None
+        if not record or not nonce or not secrets.compare_digest(nonce, record.get("session_nonce") or ""):
+            return None  # logged out since (or a session from before nonces): log in again
+        return DemoUser(record["_id"], record["role"], nonce)
+
+    @app.after_request
+    def security_headers(response):
+        return headers.apply(response, app.config)
 
     app.register_blueprint(build_reader())
     app.cli.commands["historian"].add_command(serve_command)
     return app
 
 
+def _throttle() -> LoginThrottle:
+    store = get_store()
+    config = current_app.config
+    return LoginThrottle(
+        store.database["login_failures"], store.write_lock(), config["DEMO_LOGIN_MAX_FAILURES"],
+        config["DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS"], config["DEMO_LOGIN_WINDOW_S"],
+    )
+
+
+def _form_csrf_problem() -> str | None:
+    try:
+        validate_csrf(request.form.get("csrf_token"))
+    except ValidationError as exc:
+        return str(exc) or "The CSRF token is missing or invalid."
+    return None
+
+
 def build_reader() -> Blueprint:
     """Return the document reader's own pages (list, search, read, login)."""
-    bp = Blueprint("demo", __name__, template_folder="templates")
+    bp = Blueprint("demo", __name__, template_folder="templates", static_folder="static", static_url_path="/demo-static")
 
     @bp.route("/login", methods=["GET", "POST"])
     def login():
-        error = None
-        if request.method == "POST":
-            name = request.form.get("username", "")
-            record = get_store().database["users"].find_one({"_id": name})
-            if record and check_password_hash(record["password_hash"], request.form.get("password", "")):
-                login_user(DemoUser(record["_id"], record["role"]))
-                target = request.args.get("next") or ""
-                # only follow local paths, never another site
-                if not target.startswith("/") or target.startswith("//"):
-                    target = url_for("demo.documents")
-                return redirect(target)
-            error = "Unknown user or wrong password."
-        return render_template("demo/login.html", error=error), 401 if error else 200
+        if request.method == "GET":
+            return render_template("demo/login.html", error=None)
+        problem = _form_csrf_problem()
+        if problem:
+            return render_template("demo/login.html", error=f"{problem} Reload the page and try again."), 400
+        name = request.form.get("username", "")
+        throttle = _throttle()
+        address = request.remote_addr or "unknown"
+        refused = throttle.refused(name, address)
+        if refused:
+            return render_template("demo/login.html", error=refused), 429
+        users = get_store().database["users"]
+        record = users.find_one({"_id": name})
+        if not (record and check_password_hash(record["password_hash"], request.form.get("password", ""))):
+            throttle.failed(name, address)
+            return render_template("demo/login.html", error="Unknown user or wrong password."), 401
+        throttle.succeeded(name)
+        nonce = record.get("session_nonce")
+        if not nonce:
+            nonce = secrets.token_urlsafe(16)
+            with get_store().write_lock():
+                users.update_one({"_id": name}, {"$set": {"session_nonce": nonce}})
+        session.clear()  # nothing from before the login (a planted session) carries over
+        login_user(DemoUser(record["_id"], record["role"], nonce))
+        return redirect(safe_next(request.args.get("next")) or url_for("demo.documents"))
 
     @bp.post("/logout")
     def logout():
+        problem = _form_csrf_problem()
+        if problem:
+            return render_template("demo/login.html", error=f"{problem} Log out again from a page of this site."), 400
+        if current_user.is_authenticated:
+            with get_store().write_lock():  # every session of this user, copies included, ends here
+                get_store().database["users"].update_one(
+                    {"_id": current_user.id}, {"$set": {"session_nonce": secrets.token_urlsafe(16)}}
+                )
         logout_user()
+        session.clear()
         flash("Logged out.")
         return redirect(url_for("demo.login"))
 
@@ -189,7 +308,7 @@ def build_reader() -> Blueprint:
 
     @bp.app_context_processor
     def user_context():
-        return {"demo_user": current_user}
+        return {"demo_user": current_user, "demo_csrf_token": generate_csrf}
 
     return bp
 
@@ -209,7 +328,14 @@ def serve_command(port: int) -> None:
         except service.ReindexBusy:
             pass
     click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
-    app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False)
+    app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False, request_handler=QuietHandler)
+
+
+class QuietHandler(WSGIRequestHandler):
+    """The development server without its version banner (``Server: Werkzeug/x Python/y``)."""
+
+    def version_string(self) -> str:
+        return "historian-demo"
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from werkzeug.exceptions import HTTPException
 from historian_blueprint.app import get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
-from historian_blueprint.web import admin, api, maps, research, views
+from historian_blueprint.web import admin, api, headers, maps, research, views
 from historian_blueprint.web.bodies import BodyError
 
 
@@ -31,6 +31,10 @@ def build_blueprint() -> Blueprint:
         if "/api/" in request.path:
             return jsonify(error={"code": "migrations_pending", "message": message}), 503
         return render_template("historian/error.html", title="Historian needs a migration", message=message), 503
+
+    @bp.after_request
+    def security_headers(response):
+        return headers.apply(response, current_app.config)
 
     @bp.app_template_filter("historian_time")
     def historian_time(epoch: float) -> str:

@@ -1,0 +1,138 @@
+"""Issue 14, the demo host's login: CSRF on login and logout, safe `next`, throttling, logout ends every
+session of the user, security headers on every page, a SameSite session cookie."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from historian_blueprint.demo import create_app, safe_next
+from tests.conftest import form_token, login
+
+
+def test_login_and_logout_without_a_csrf_token_are_refused(client):
+    cross_site = client.post("/login", data={"username": "alice", "password": "alice-pw"})
+    assert cross_site.status_code == 400 and b"CSRF" in cross_site.data
+    assert client.get("/").status_code == 302  # not logged in
+    login(client)
+    forged = client.post("/logout")
+    assert forged.status_code == 400
+    assert client.get("/").status_code == 200  # still logged in
+    assert client.post("/logout", data={"csrf_token": form_token(client, "/")}).status_code == 302
+    assert client.get("/").status_code == 302
+
+
+@pytest.mark.parametrize("target", [
+    "/%09/evil.example/", "/%0d/x", "/%0a/x", "//evil.example", "/\\evil.example", "https://evil.example/",
+    "javascript:alert(1)", "/%E2%80%A8/evil", "%2F%2Fevil.example", "",
+])
+def test_login_never_redirects_off_site_or_into_a_header_error(client, target):
+    response = client.post(f"/login?next={target}", data={"username": "alice", "password": "alice-pw",
+                                                          "csrf_token": form_token(client)})
+    assert response.status_code == 302
+    assert response.headers["Location"] == "/"
+
+
+def test_login_follows_a_local_next(client):
+    response = client.post("/login?next=/historian/ask%3Fparent%3Dabc", data={
+        "username": "alice", "password": "alice-pw", "csrf_token": form_token(client)})
+    assert response.headers["Location"] == "/historian/ask?parent=abc"
+    assert safe_next("/documents/a b") is None and safe_next("/documents/x") == "/documents/x"
+
+
+def _try(client, name, password):
+    return client.post("/login", data={"username": name, "password": password, "csrf_token": form_token(client)})
+
+
+def test_five_wrong_passwords_lock_the_user_then_the_window_frees_it(tmp_path, demo_users):
+    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False, "DEMO_LOGIN_WINDOW_S": 2})
+    client = app.test_client()
+    for _ in range(5):
+        assert _try(client, "alice", "guess").status_code == 401
+    refused = _try(client, "alice", "alice-pw")  # the right password, too late
+    assert refused.status_code == 429
+    assert b"Too many failed logins for this user" in refused.data and b"Try again in 1 minute" in refused.data
+    assert _try(client, "root", "root-pw").status_code == 302  # another user from the same address is not locked
+    time.sleep(2.1)
+    assert _try(app.test_client(), "alice", "alice-pw").status_code == 302
+
+
+def test_many_names_from_one_address_lock_the_address(tmp_path, demo_users):
+    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False,
+                      "DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS": 6})
+    client = app.test_client()
+    for i in range(6):
+        assert _try(client, f"user{i}", "guess").status_code == 401
+    refused = _try(client, "alice", "alice-pw")
+    assert refused.status_code == 429 and b"for your address" in refused.data
+    other = app.test_client()
+    ok = other.post("/login", data={"username": "alice", "password": "alice-pw", "csrf_token": form_token(other)},
+                    environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    assert ok.status_code == 302
+
+
+def test_a_session_cookie_copied_before_logout_is_dead_after_it(app):
+    first = login(app.test_client())
+    copy = app.test_client()
+    copy.set_cookie("session", first.get_cookie("session").value)
+    assert copy.get("/").status_code == 200  # the copy works while the user is logged in
+    assert first.post("/logout", data={"csrf_token": form_token(first, "/")}).status_code == 302
+    assert copy.get("/").status_code == 302
+    assert copy.get("/historian/api/runs").status_code == 401
+    assert login(app.test_client()).get("/").status_code == 200  # logging in again works
+
+
+def test_every_page_carries_the_security_headers_and_the_cookie_is_samesite(app):
+    client = app.test_client()
+    response = client.get("/login")
+    assert "SameSite=Lax" in response.headers["Set-Cookie"] and "HttpOnly" in response.headers["Set-Cookie"]
+    login(client)
+    for path in ("/", "/login", "/historian/", "/historian/ask", "/historian/map", "/historian/api/runs",
+                 "/historian/static/historian/ask.js", "/historian/api/nope"):
+        response = client.get(path)
+        response.close()
+        headers = response.headers
+        csp = headers["Content-Security-Policy"]
+        assert "script-src 'self';" in csp and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp, path
+        assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY", path
+        assert headers["Referrer-Policy"] == "same-origin", path
+
+
+def test_pages_carry_no_inline_script_or_style(app):
+    client = login(app.test_client(), "root", "root-pw")
+    for path in ("/", "/historian/", "/historian/ask", "/historian/map", "/historian/verify", "/historian/runs",
+                 "/historian/maps", "/historian/admin/reindex"):
+        html = client.get(path).get_data(as_text=True)
+        assert "<style" not in html and " style=" not in html, path
+        for tag in html.split("<script")[1:]:
+            assert tag.lstrip().startswith("src=") or " src=" in tag.split(">")[0], path
+        assert " onclick=" not in html and " onload=" not in html, path
+
+
+def test_historian_sets_the_headers_in_any_host(tmp_path):
+    from tests.conftest import make_plain_app
+
+    client = make_plain_app(tmp_path).test_client()
+    for path in ("/historian/", "/historian/api/health", "/historian/api/nope"):
+        headers = client.get(path).headers
+        assert headers["Content-Security-Policy"].startswith("default-src 'self'; script-src 'self';"), path
+        assert headers["X-Frame-Options"] == "DENY", path
+
+
+def test_a_host_sets_its_own_policy_or_none(tmp_path, demo_users):
+    own = create_app({"DEMO_HOME": str(tmp_path / "a"), "DEMO_LOAD_CORPUS": False,
+                      "HISTORIAN_SECURITY_CSP": "default-src 'self' 'unsafe-inline'"})
+    assert own.test_client().get("/historian/api/health").headers["Content-Security-Policy"] == "default-src 'self' 'unsafe-inline'"
+    off = create_app({"DEMO_HOME": str(tmp_path / "b"), "DEMO_LOAD_CORPUS": False, "HISTORIAN_SECURITY_HEADERS": False})
+    assert "Content-Security-Policy" not in off.test_client().get("/historian/api/health").headers
+
+
+def test_the_throttle_is_set_from_the_environment_and_checked(tmp_path, demo_users, monkeypatch):
+    monkeypatch.setenv("HISTORIAN_DEMO_LOGIN_MAX_FAILURES", "2")
+    app = create_app({"DEMO_HOME": str(tmp_path / "a"), "DEMO_LOAD_CORPUS": False})
+    client = app.test_client()
+    assert [_try(client, "alice", "x").status_code for _ in range(3)] == [401, 401, 429]
+    monkeypatch.setenv("HISTORIAN_DEMO_LOGIN_WINDOW_S", "soon")
+    with pytest.raises(ValueError, match="HISTORIAN_DEMO_LOGIN_WINDOW_S='soon'"):
+        create_app({"DEMO_HOME": str(tmp_path / "b"), "DEMO_LOAD_CORPUS": False})
