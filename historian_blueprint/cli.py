@@ -177,6 +177,22 @@ def _register_bench_commands(group: AppGroup) -> None:
 
         emit(maps_bench.run(*paths(workdir, data), n=n), as_json)
 
+    @bench.command("history")
+    @workdir_option
+    @click.option("--runs", type=int, default=10_000, show_default=True, help="Stored runs of one user.")
+    @click.option("--repeat", type=int, default=30, show_default=True, help="Requests per page timed.")
+    @json_option
+    def bench_history(workdir, runs, repeat, as_json) -> None:
+        """History pages of one user with many runs: p50/p95 per page (first, middle, last, API, search)."""
+        from historian_blueprint.bench import history as history_bench
+        from historian_blueprint.web import build_blueprint
+
+        def pages(app) -> None:
+            app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        emit(history_bench.run(root, pages, runs=runs, repeat=repeat), as_json)
+
     @bench.command("llm")
     @workdir_option
     @data_option

@@ -17,7 +17,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("text", "schema", "resources", "locking"),  # no project imports beyond the floor
     ("config",),
     ("settings",),
-    ("store", "migrate", "corpus", "llm"),
+    ("store", "migrate", "corpus", "llm", "history"),
     ("app",),
     ("index",),
     ("verify",),

@@ -93,17 +93,19 @@ def test_migrate_applies_each_migration_once(tmp_path):
     assert "applied 0001_runs_indexes" in first.output
     assert "applied 0002_jobs_indexes" in first.output
     second = runner.invoke(args=["historian", "migrate"])
-    assert "0 migration(s) applied; schema version 3" in second.output
+    assert "0 migration(s) applied; schema version 4" in second.output
     with app.app_context():
         records = list(get_store().meta.find({"kind": "migration"}))
-        assert sorted(r["name"] for r in records) == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads"]
+        assert sorted(r["name"] for r in records) == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads",
+                                                      "0004_history"]
         assert "user_history" in get_store().runs.index_information()
 
 
 def test_pending_migrations_are_reported_at_start_up_and_block_pages(tmp_path, caplog):
     app = plain_app(tmp_path)
-    assert "3 pending migration(s)" in caplog.text
-    assert get_state(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads"]
+    assert "4 pending migration(s)" in caplog.text
+    assert get_state(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads",
+                                                 "0004_history"]
     client = app.test_client()
     page = client.get("/historian/")
     assert page.status_code == 503
@@ -112,4 +114,32 @@ def test_pending_migrations_are_reported_at_start_up_and_block_pages(tmp_path, c
     assert health.status_code == 503 and health.json["status"] == "migrations_pending"
     app.test_cli_runner().invoke(args=["historian", "migrate"])
     assert client.get("/historian/").status_code == 200
-    assert client.get("/historian/api/health").json["schema_version"] == 3
+    assert client.get("/historian/api/health").json["schema_version"] == 4
+
+
+def test_the_history_migration_lists_runs_stored_before_it_and_deleting_keeps_it_exact(tmp_path):
+    from historian_blueprint import history
+
+    app = plain_app(tmp_path)
+    with app.app_context():
+        store = get_store()
+        for n in range(130):  # runs stored by a version without the history: two buckets and a half
+            store.runs.insert_one({"_id": f"r{n:03d}", "kind": "ask" if n % 10 else "map", "user_id": "ann",
+                                   "question": f"Question {n:03d}", "created_at": 1_700_000_000 + n,
+                                   "output": {"status": "flagged", "confidence": 0.6}})
+        assert history.page(store, "ann", "ask") == ([], 0)
+    app.test_cli_runner().invoke(args=["historian", "migrate"])
+    with app.app_context():
+        store = get_store()
+        first, total = history.page(store, "ann", "ask", 1, 50)
+        assert total == 117 and first[0]["_id"] == "r129" and first[0]["output"]["status"] == "flagged"
+        assert [r["_id"] for r in history.page(store, "ann", "ask", 3, 50)[0]][-1] == "r001"
+        assert history.page(store, "ann", "map")[1] == 13
+        for run_id in ("r129", "r060", "r061", "r062"):  # the newest, and three from the middle bucket
+            history.delete_run(store, store.runs.find_one({"_id": run_id}))
+        everything = [r["_id"] for p in (1, 2, 3) for r in history.page(store, "ann", "ask", p, 50)[0]]
+        expected = [f"r{n:03d}" for n in range(129, -1, -1) if n % 10 and n not in (129, 61, 62)]
+        assert everything == expected and history.page(store, "ann", "ask")[1] == len(expected)
+        assert store.runs.find_one({"_id": "r060"}) is None
+        assert [r["_id"] for r in history.page(store, "ann", "ask", 1, 50, query="question 05")[0]] == [
+            f"r{n:03d}" for n in range(59, 50, -1)]

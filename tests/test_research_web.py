@@ -157,6 +157,7 @@ def test_other_users_runs_are_not_visible(home, client):
 
 
 def test_history_is_paged_fifty_at_a_time(tmp_path):
+    from historian_blueprint import history
     from historian_blueprint.web.research import _user
 
     app = make_plain_app(tmp_path, corpus_docs()[:2], WTF_CSRF_ENABLED=False)
@@ -166,12 +167,12 @@ def test_history_is_paged_fifty_at_a_time(tmp_path):
         owner = _user()
     with app.app_context():
         for n in range(55):
-            get_store().runs.insert_one({
+            history.record_run(get_store(), {
                 "_id": f"run-{n:02d}", "kind": "ask", "user_id": owner, "question": f"Question {n:02d}",
                 "created_at": 1_700_000_000 + n, "thread_id": f"run-{n:02d}",
                 "output": {"status": "verified", "confidence": 0.9},
             })
-        get_store().runs.insert_one({"_id": "theirs", "kind": "ask", "user_id": "someone-else", "question": "Theirs",
+        history.record_run(get_store(), {"_id": "theirs", "kind": "ask", "user_id": "someone-else", "question": "Theirs",
                                      "created_at": 1_800_000_000, "output": {"status": "verified", "confidence": 0.9}})
     first = client.get("/historian/runs").get_data(as_text=True)
     assert first.count('data-testid="run-row"') == 50 and "page 1 of 2 (55 questions)" in first

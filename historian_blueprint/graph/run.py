@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import current_app
 
+from historian_blueprint import history as run_history
 from historian_blueprint.app import get_state, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.graph import compiled
@@ -137,7 +138,8 @@ def stream(
         "parent_id": parent_id,
     }
     Output.model_validate(output)
-    get_store().runs.insert_one(
+    run_history.record_run(
+        get_store(),
         {"_id": run_id, "kind": "ask", "question": question, "user_id": user_id, "created_at": time.time(),
          "thread_id": thread_id or run_id, "parent_id": parent_id, "profile": output["metadata"]["profile"],
          "output": output, "trace": trace, "engine": output["metadata"]["engine"],

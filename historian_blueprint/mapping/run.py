@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import current_app
 
+from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.index import service
 from historian_blueprint.mapping.graph import MapContext, iter_map
@@ -68,7 +69,7 @@ def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | 
             yield event
     output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
                                "index_generation": service.holder().loaded_generation})
-    get_store().runs.insert_one({
+    history.record_run(get_store(), {
         "_id": run_id, "kind": "map", "question": output["topic"], "topic": output["topic"], "user_id": user_id,
         "created_at": time.time(), "output": output, "trace": events, "engine": output["metadata"]["engine"],
     })

@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 
+from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.web.auth import login_required
@@ -83,8 +84,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def map_page():
         topic = (request.args.get("topic") or "")[:MAX_TOPIC_CHARS]
-        recent = list(get_store().runs.find({"kind": "map", "user_id": _user()}, {"topic": 1, "created_at": 1})
-                      .sort("created_at", -1).limit(10))
+        recent, _ = history.page(get_store(), _user(), "map", 1, 10)
         return render_template("historian/map.html", csrf_token=csrf_token(), topic=topic, recent=recent,
                                max_chars=MAX_TOPIC_CHARS)
 
@@ -112,10 +112,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def maps_page():
         page = _page_number(request.args.get("page"))
-        find = {"kind": "map", "user_id": _user()}
-        total = get_store().runs.count_documents(find)
-        runs = list(get_store().runs.find(find, {"topic": 1, "created_at": 1, "output.metadata.rounds": 1})
-                    .sort("created_at", -1).skip((page - 1) * RUNS_PER_PAGE).limit(RUNS_PER_PAGE))
+        runs, total = history.page(get_store(), _user(), "map", page, RUNS_PER_PAGE)
         return render_template("historian/maps.html", runs=runs, page=page, pages=max(1, -(-total // RUNS_PER_PAGE)),
                                total=total, csrf_token=csrf_token())
 

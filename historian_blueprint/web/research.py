@@ -11,6 +11,7 @@ from flask import (
     Blueprint, Response, current_app, jsonify, redirect, render_template, request, stream_with_context, url_for,
 )
 
+from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.export import bibliography, to_markdown
@@ -133,7 +134,7 @@ def delete_own(run: dict[str, Any], what: str) -> None:
     """Delete a stored run (an answer or a map): only its owner may; an admin who can see it gets 403."""
     if run.get("user_id") != _user():
         raise Problem(403, "forbidden", f"you can delete only your own {what}")
-    get_store().runs.delete_one({"_id": run["_id"]})
+    history.delete_run(get_store(), run)
 
 
 def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]], dict[str, Any]], what: str) -> Response:
@@ -218,14 +219,8 @@ def register(bp: Blueprint) -> None:
     @login_required
     def runs_page():
         query = (request.args.get("q") or "").strip()[:200]
-        find: dict[str, Any] = {"kind": "ask", "user_id": _user()}
-        if query:
-            find["question"] = {"$regex": re.escape(query), "$options": "i"}
         page = _page_number(request.args.get("page"))
-        total = get_store().runs.count_documents(find)
-        runs = list(get_store().runs.find(find, {"question": 1, "created_at": 1, "output.status": 1,
-                                                 "output.confidence": 1, "thread_id": 1})
-                    .sort("created_at", -1).skip((page - 1) * RUNS_PER_PAGE).limit(RUNS_PER_PAGE))
+        runs, total = history.page(get_store(), _user(), "ask", page, RUNS_PER_PAGE, query)
         pages = max(1, -(-total // RUNS_PER_PAGE))
         return render_template("historian/runs.html", runs=runs, query=query, page=page, pages=pages, total=total,
                                csrf_token=csrf_token())
@@ -333,10 +328,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def api_runs():
         page = _page_number(request.args.get("page"))
-        find = {"kind": "ask", "user_id": _user()}
-        total = get_store().runs.count_documents(find)
-        runs = (get_store().runs.find(find, {"question": 1, "created_at": 1, "output.status": 1})
-                .sort("created_at", -1).skip((page - 1) * RUNS_PER_PAGE).limit(RUNS_PER_PAGE))
+        runs, total = history.page(get_store(), _user(), "ask", page, RUNS_PER_PAGE)
         return jsonify(runs=[{"run_id": r["_id"], "question": r["question"], "created_at": r["created_at"],
                               "status": r.get("output", {}).get("status")} for r in runs],
                        page=page, per_page=RUNS_PER_PAGE, total=total)

@@ -1,0 +1,131 @@
+"""Each user's history of runs, newest first, read in a few keyed lookups however long it grows.
+
+Runs are large (the output, the trace), and the embedded store answers a query by decoding every document
+its hash indexes cannot rule out: listing a user's 10,000 runs that way took seconds. So every run also gets
+a small summary (question or topic, time, status, confidence, thread, rounds) in a bucket of ``BUCKET``
+summaries, in ``<prefix>history``: one counter document per user and kind (the next sequence number and the
+live count of each bucket) and one document per bucket. A page reads the counter, then at most a few buckets
+by ``_id``. The same layout serves a real MongoDB, where the ``user_history`` index serves the same lists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from historian_blueprint.store import Store
+
+BUCKET = 100
+PER_PAGE = 50
+
+
+def _key(user_id: Any, kind: str) -> str:
+    return f"{kind}:{'~' if user_id is None else user_id}"
+
+
+def summary(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields a history list shows, shaped like the stored run (so templates read either)."""
+    output = run.get("output") or {}
+    return {
+        "_id": run["_id"], "question": run.get("question"), "topic": run.get("topic"),
+        "created_at": run.get("created_at"), "thread_id": run.get("thread_id"),
+        "output": {"status": output.get("status"), "confidence": output.get("confidence"),
+                   "metadata": {"rounds": (output.get("metadata") or {}).get("rounds")}},
+    }
+
+
+def _append(store: Store, run: dict[str, Any]) -> None:
+    """Give ``run`` its bucket and file its summary there (the caller holds the write lock)."""
+    history = store.collection("history")
+    key = _key(run.get("user_id"), run["kind"])
+    counter = history.find_one({"_id": key}) or {"_id": key, "next": 0, "counts": []}
+    bucket = counter["next"] // BUCKET
+    counts = counter["counts"] + [0] * (bucket + 1 - len(counter["counts"]))
+    counts[bucket] += 1
+    run["history_bucket"] = bucket
+    history.update_one({"_id": f"{key}:{bucket}"}, {"$push": {"items": summary(run)}}, upsert=True)
+    history.replace_one({"_id": key}, {"_id": key, "next": counter["next"] + 1, "counts": counts}, upsert=True)
+
+
+def record_run(store: Store, run: dict[str, Any]) -> None:
+    """Store a run and its summary together (one lock: no list misses a stored run)."""
+    with store.write_lock():
+        _append(store, run)
+        store.runs.insert_one(run)
+
+
+def delete_run(store: Store, run: Mapping[str, Any]) -> None:
+    """Delete a stored run and its summary."""
+    with store.write_lock():
+        store.runs.delete_one({"_id": run["_id"]})
+        bucket = run.get("history_bucket")
+        if bucket is None:
+            return
+        history = store.collection("history")
+        key = _key(run.get("user_id"), run["kind"])
+        pulled = history.update_one({"_id": f"{key}:{bucket}"}, {"$pull": {"items": {"_id": run["_id"]}}})
+        if pulled.modified_count:
+            counter = history.find_one({"_id": key})
+            if counter and bucket < len(counter["counts"]):
+                counter["counts"][bucket] = max(0, counter["counts"][bucket] - 1)
+                history.replace_one({"_id": key}, counter)
+
+
+def _buckets(store: Store, key: str, numbers: list[int]) -> dict[int, list[dict[str, Any]]]:
+    found = store.collection("history").find({"_id": {"$in": [f"{key}:{n}" for n in numbers]}})
+    return {int(doc["_id"].rsplit(":", 1)[1]): doc.get("items", []) for doc in found}
+
+
+def page(store: Store, user_id: Any, kind: str, number: int = 1, per_page: int = PER_PAGE,
+         query: str = "") -> tuple[list[dict[str, Any]], int]:
+    """One page of a user's runs of one kind, newest first, and how many there are (``query``: only those
+    whose question or topic holds it, case-insensitive)."""
+    key = _key(user_id, kind)
+    counter = store.collection("history").find_one({"_id": key})
+    if not counter:
+        return [], 0
+    counts = counter["counts"]
+    if query:
+        pattern = re.compile(re.escape(query), re.I)
+        everything = _buckets(store, key, [n for n, c in enumerate(counts) if c])
+        matching = [item for n in sorted(everything, reverse=True) for item in reversed(everything[n])
+                    if pattern.search(item.get("question") or item.get("topic") or "")]
+        start = (number - 1) * per_page
+        return matching[start:start + per_page], len(matching)
+    total = sum(counts)
+    skip, wanted, needed = (number - 1) * per_page, [], per_page
+    for n in range(len(counts) - 1, -1, -1):  # newest bucket first
+        if needed <= 0:
+            break
+        if skip >= counts[n]:
+            skip -= counts[n]
+            continue
+        wanted.append((n, skip))
+        needed -= counts[n] - skip
+        skip = 0
+    found = _buckets(store, key, [n for n, _ in wanted])
+    items = [item for n, skip_here in wanted for item in list(reversed(found.get(n, [])))[skip_here:]]
+    return items[:per_page], total
+
+
+def rebuild(store: Store) -> int:
+    """File every stored run's summary anew, oldest first (the migration that creates the history): grouped
+    in memory and written a bucket at a time, so a store of many runs migrates in seconds."""
+    with store.write_lock():
+        history = store.collection("history")
+        history.delete_many({})
+        fields = {"question": 1, "topic": 1, "created_at": 1, "thread_id": 1, "kind": 1, "user_id": 1,
+                  "output.status": 1, "output.confidence": 1, "output.metadata.rounds": 1}
+        runs = sorted(store.runs.find({}, fields), key=lambda r: (r.get("created_at") or 0, r["_id"]))
+        lists: dict[str, list[dict[str, Any]]] = {}
+        for run in runs:
+            lists.setdefault(_key(run.get("user_id"), run.get("kind", "ask")), []).append(run)
+        for key, own in lists.items():
+            buckets = [own[i:i + BUCKET] for i in range(0, len(own), BUCKET)]
+            history.insert_many([{"_id": f"{key}:{n}", "items": [summary(r) for r in bucket]}
+                                 for n, bucket in enumerate(buckets)])
+            history.insert_one({"_id": key, "next": len(own), "counts": [len(b) for b in buckets]})
+            for n, bucket in enumerate(buckets):
+                store.runs.update_many({"_id": {"$in": [r["_id"] for r in bucket]}}, {"$set": {"history_bucket": n}})
+    return len(runs)
