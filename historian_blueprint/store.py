@@ -147,7 +147,7 @@ def _str_or_none(value: Any) -> str | None:
 
 def _year_from(date: Any) -> int | None:
     text = str(date or "")
-    return int(text[:4]) if len(text) >= 4 and text[:4].isdigit() else None
+    return int(text[:4]) if len(text) >= 4 and text[:4].isascii() and text[:4].isdigit() else None
 
 
 class Store:
@@ -195,7 +195,8 @@ class Store:
     def _id_query(self, source_id: str) -> dict[str, Any]:
         id_field = self.fields["id"]
         candidates: list[Any] = [source_id]
-        if source_id.lstrip("-").isdigit():
+        digits = source_id.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and len(digits) <= 19:  # an int64 id; not "²", not 5,000 digits
             candidates.append(int(source_id))
         try:
             from bson import ObjectId

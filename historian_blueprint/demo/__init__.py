@@ -180,7 +180,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for key in ("DEMO_LOGIN_MAX_FAILURES", "DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS", "DEMO_LOGIN_WINDOW_S"):
         raw = os.environ.get(f"HISTORIAN_{key}")
         if raw is not None:
-            if not raw.strip().isdigit() or int(raw) < 1:
+            if not (raw.strip().isascii() and raw.strip().isdigit()) or len(raw.strip()) > 9 or int(raw) < 1:
                 raise ValueError(f"HISTORIAN_{key}={raw!r}: expected a whole number of at least 1")
             app.config[key] = int(raw)
     if test_config:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import PathConverter, Rule
 
 from historian_blueprint.app import get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.web import admin, api, headers, maps, research, views
 from historian_blueprint.web.bodies import BodyError
+
+
+class AnyPath(PathConverter):
+    """A path that may hold any character, a newline included (``path`` stops at one)."""
+
+    regex = r"[\s\S]*?"
+    part_isolating = False  # spans slashes (werkzeug would infer True: the pattern holds no literal "/")
 
 
 def build_blueprint() -> Blueprint:
@@ -68,8 +76,7 @@ def build_blueprint() -> Blueprint:
             return jsonify(error={"code": "internal_error", "message": message}), 500
         return render_template("historian/error.html", title="Historian failed", message=message), 500
 
-    @bp.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
-    def api_not_found(rest: str):
+    def api_not_found(rest: str = ""):
         """No API route here: JSON, not the host's HTML 404 (405 when the path exists for other methods)."""
         adapter = current_app.url_map.bind("localhost")
         allowed = []
@@ -83,6 +90,17 @@ def build_blueprint() -> Blueprint:
         if allowed:
             return jsonify(error={"code": "method_not_allowed", "message": f"use {', '.join(allowed)}"}), 405
         return jsonify(error={"code": "not_found", "message": f"no API route {request.path}"}), 404
+
+    @bp.record_once
+    def catch_all_under_api(state) -> None:
+        """Every other path and method under /api/ reaches ``api_not_found``: a rule without methods matches any
+        (TRACE, PROPFIND...), and its converter matches any characters (a newline too), so routing never
+        answers the host's HTML 404 or 405 there."""
+        state.app.url_map.converters.setdefault("historian_anything", AnyPath)
+        prefix = state.url_prefix or ""
+        state.app.view_functions["historian.api_not_found"] = api_not_found
+        for path in (f"{prefix}/api/", f"{prefix}/api/<historian_anything:rest>"):
+            state.app.url_map.add(Rule(path, endpoint="historian.api_not_found"))
 
     views.register(bp)
     api.register(bp)

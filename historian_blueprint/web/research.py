@@ -59,7 +59,8 @@ def _page_number(raw: str | None) -> int:
     """``?page=N`` (1-based); anything else is a clear 400."""
     if raw is None or raw == "":
         return 1
-    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1 or int(raw) > 100_000:  # "²" is a digit to isdigit()
+    # "²" is a digit to isdigit(), and int() refuses strings of more than 4,300 digits: both are checked first
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or int(raw) < 1 or int(raw) > 100_000:
         raise Problem(400, "bad_request", "page must be a whole number from 1")
     return int(raw)
 
