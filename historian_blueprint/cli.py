@@ -177,6 +177,62 @@ def _register_bench_commands(group: AppGroup) -> None:
 
         emit(maps_bench.run(*paths(workdir, data), n=n), as_json)
 
+    @bench.command("faults")
+    @workdir_option
+    @click.option("--role", "roles", multiple=True, default=("composer", "judge"), show_default=True,
+                  help="A role to fail (repeat): composer, challenger, interrogator, counter_arguer, judge.")
+    @json_option
+    def bench_faults(workdir, roles, as_json) -> None:
+        """The LLM engine under fault over HTTP (timeout, 429, 500, broken or empty reply, cut response, a judge
+        that lies upward): no run may end verified, every run is stored with its failure; exits 1 otherwise."""
+        from historian_blueprint.bench import faults as faults_bench
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            result = faults_bench.run_fault_matrix(root, roles=roles)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        emit(result, as_json)
+        if result["control"]["status"] != "verified" or result["verified"] or result["unrecorded"] or result["unstored"]:
+            sys.exit(1)
+
+    @bench.command("load")
+    @click.option("--url", default=None, help="A served instance (default: serve the demo on a free port of 127.0.0.1).")
+    @click.option("--login", "credentials", default=None, help="NAME:PASSWORD of a researcher on --url.")
+    @click.option("--users", type=click.IntRange(1, 200), default=20, show_default=True, help="Concurrent askers.")
+    @click.option("--duration", type=click.FloatRange(1, 3600), default=60, show_default=True, help="Seconds of load.")
+    @click.option("--warm", type=click.IntRange(1, 100), default=8, show_default=True,
+                  help="Asks of one user first, to read the server's CPU time per ask.")
+    @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
+    @json_option
+    def bench_load(url, credentials, users, duration, warm, reindex, as_json) -> None:
+        """Concurrent asks over HTTP: throughput, p50/p95, errors; with --reindex, queries failed during it."""
+        from historian_blueprint.bench import load as load_bench
+
+        store = get_store()
+        if service.current_generation(store) is None:
+            raise click.ClickException("no search index yet: run `historian reindex` first")
+
+        def full_reindex() -> dict:
+            job_id = service.start_reindex(full=True, user="bench-load")
+            while (job := service.find_job(job_id))["state"] in ("queued", "running"):
+                time.sleep(0.5)
+            return job
+
+        options = dict(users=users, duration=duration, warm=warm, reindex=full_reindex if reindex else None)
+        if url:
+            if not credentials or ":" not in credentials:
+                raise click.ClickException("--url needs --login NAME:PASSWORD (a researcher of that instance)")
+            name, password = credentials.split(":", 1)
+            emit(load_bench.run(base=url, name=name, password=password, **options), as_json)
+            return
+        if "demo.login" not in current_app.view_functions:
+            raise click.ClickException("without --url the bench serves the demo; for another host, serve it and pass --url")
+        with load_bench.DemoServer(store) as server:
+            emit(load_bench.run(base=server.base, name=server.name, password=server.password,
+                                server_pid=server.proc.pid, **options), as_json)
+
     @bench.command("history")
     @workdir_option
     @click.option("--runs", type=int, default=10_000, show_default=True, help="Stored runs of one user.")

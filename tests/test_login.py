@@ -136,3 +136,25 @@ def test_the_throttle_is_set_from_the_environment_and_checked(tmp_path, demo_use
     monkeypatch.setenv("HISTORIAN_DEMO_LOGIN_WINDOW_S", "soon")
     with pytest.raises(ValueError, match="HISTORIAN_DEMO_LOGIN_WINDOW_S='soon'"):
         create_app({"DEMO_HOME": str(tmp_path / "b"), "DEMO_LOAD_CORPUS": False})
+
+
+def test_a_users_runs_stay_theirs_across_logout_and_login(tmp_path, demo_users):
+    from historian_blueprint import get_store
+    from tests.conftest import small_docs
+    from tests.test_index import run_reindex
+
+    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False})
+    with app.app_context():
+        get_store().documents.insert_many(small_docs(per_file=1, chars=800))
+    assert run_reindex(app)["state"] == "succeeded"
+    client = login(app.test_client())
+    token = form_token(client, "/historian/ask")
+    run_id = client.post("/historian/api/ask", json={"question": "What did the president say about railroads?"},
+                         headers={"X-CSRFToken": token}).get_json()["metadata"]["run_id"]
+    assert client.post("/logout", data={"csrf_token": form_token(client, "/")}).status_code == 302
+    login(client)
+    runs = client.get("/historian/api/runs").get_json()
+    assert runs["total"] == 1 and runs["runs"][0]["run_id"] == run_id
+    assert client.get(f"/historian/runs/{run_id}").status_code == 200
+    with app.app_context():
+        assert get_store().runs.find_one({"_id": run_id})["user_id"] == "alice"

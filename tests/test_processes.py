@@ -97,17 +97,9 @@ def _token(html: str) -> str:
     return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
 
 
-def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path):
-    """The documented admin flow: `historian reindex` (a second process) while the server answers asks."""
-    import json
+def _indexed_demo_home(tmp_path):
+    """A demo home on a few short documents, indexed; the environment that serves it."""
     import os
-    import subprocess
-    import sys
-    import threading
-    import urllib.request
-    from http.cookiejar import CookieJar
-    from pathlib import Path
-    from urllib.parse import urlencode
 
     from historian_blueprint import get_store
     from historian_blueprint.demo import create_app
@@ -122,6 +114,23 @@ def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path
         store.documents.insert_many(small_docs(per_file=2, chars=1200))
         store.meta.insert_one({"_id": "demo:sample_corpus", "kind": "demo"})  # the server must not load it
     assert run_reindex(app)["state"] == "succeeded"
+    return app, env
+
+
+def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path):
+    """The documented admin flow: `historian reindex` (a second process) while the server answers asks."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    import urllib.request
+    from http.cookiejar import CookieJar
+    from pathlib import Path
+    from urllib.parse import urlencode
+
+    from historian_blueprint import get_store
+
+    app, env = _indexed_demo_home(tmp_path)
 
     bin_dir = Path(sys.executable).parent
     port = _free_port()
@@ -184,3 +193,28 @@ def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path
         assert set(asked) <= stored and len(stored) == len(asked)
         jobs = list(store.jobs.find({}))
         assert len(jobs) == 2 and all(j["state"] == "succeeded" for j in jobs)
+
+
+def test_bench_load_serves_the_demo_drives_askers_through_a_reindex_and_cleans_up(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from historian_blueprint import get_store
+
+    app, env = _indexed_demo_home(tmp_path)
+    done = subprocess.run([str(Path(sys.executable).parent / "historian"), "bench", "load", "--users", "3",
+                           "--duration", "4", "--warm", "2", "--reindex", "--json"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    assert out["users"] == 3 and out["load"]["asks"] >= 3 and out["load"]["errors"] == 0
+    assert out["load"]["throughput_per_s"] > 0 and out["load"]["latency_ms"]["p95"] > 0
+    assert out["single_user"]["ok"] == 2 and out["single_user"]["server_cpu_s_per_ask"] > 0
+    assert out["reindex"]["state"] == "succeeded" and out["reindex"]["failed_during"] == 0
+    assert out["reindex"]["asks_during"] >= 1
+    with app.app_context():  # the temporary account and its runs are gone
+        store = get_store()
+        assert not [u["_id"] for u in store.database["users"].find({}) if u["_id"].startswith("bench-")]
+        assert store.runs.count_documents({}) == 0

@@ -3,7 +3,9 @@ tests and ``bench llm`` run the LLM engine against, and that shows ``doctor``'s 
 
 It serves ``GET /v1/models`` and ``POST /v1/chat/completions`` (JSON mode, usage fields, streaming) and
 answers each Historian role with a reply computed by ``responder(role, messages)``; it can also play the
-common misconfigurations (wrong key, no JSON mode, unknown model, wrong base path).
+common misconfigurations (wrong key, no JSON mode, unknown model, wrong base path) and, per role, the faults
+of a real endpoint (``FAULTS``: a hang past the client's timeout, 429 with Retry-After, 500, a reply that is
+broken JSON or empty, a response cut off mid-way).
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from historian_blueprint.llm.prompts import TASKS
 
 Responder = Callable[[str, list[dict[str, Any]]], str]
+
+# What the server can do to a role's requests instead of answering them well.
+FAULTS = ("timeout", "rate_limit", "server_error", "malformed_json", "empty_reply", "cut_stream")
 
 
 def role_of(messages: list[dict[str, Any]]) -> str:
@@ -37,26 +42,43 @@ class OpenAICompatibleServer:
         api_key: str | None = None,
         json_mode: bool = True,
         prefix: str = "/v1",
+        faults: Mapping[str, str] | None = None,
+        fault_limit: int | None = None,
+        retry_after: int = 1,
+        hang_s: float = 10.0,
     ) -> None:
-        self.responder = responder
+        """``faults``, ``fault_limit``: see ``play``; ``retry_after``: the seconds a 429 asks to wait;
+        ``hang_s``: how long a ``timeout`` hangs before it drops the connection."""
         self.models = models
         self.api_key = api_key
         self.json_mode = json_mode
         self.prefix = prefix
+        self.retry_after = retry_after
+        self.hang_s = hang_s
         self.requests: list[dict[str, Any]] = []
+        self._default_responder = responder
+        self._closing = threading.Event()
+        self._lock = threading.Lock()
+        self.play(faults, limit=fault_limit)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def _send(self, status: int, body: dict[str, Any]) -> None:
+            def _send(self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None,
+                      cut: bool = False) -> None:
+                """Send ``body`` as JSON; ``cut``: announce all of it, send half, drop the connection."""
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(data)
+                self.wfile.write(data[: len(data) // 2] if cut else data)
+                if cut:
+                    self.close_connection = True
 
             def _error(self, status: int, message: str, code: str) -> None:
                 self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}})
@@ -87,7 +109,24 @@ class OpenAICompatibleServer:
                 if body.get("response_format") and not server.json_mode:
                     return self._error(400, "response_format is not supported by this server", "unsupported_parameter")
                 messages = body.get("messages", [])
-                content = server.responder(role_of(messages), messages)
+                role = role_of(messages)
+                fault = server.fault_for(role)
+                if fault == "timeout":  # hang past the client's timeout, then drop the connection
+                    server._closing.wait(server.hang_s)
+                    self.close_connection = True
+                    return
+                if fault == "rate_limit":
+                    return self._send(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
+                                                      "code": "rate_limit_exceeded"}},
+                                      headers={"Retry-After": str(server.retry_after)})
+                if fault == "server_error":
+                    return self._send(500, {"error": {"message": "The server had an error while processing your request.",
+                                                      "type": "server_error", "code": None}})
+                content = server.responder(role, messages)
+                if fault == "malformed_json":
+                    content = content[: len(content) // 2]  # the model stopped half-way through its object
+                elif fault == "empty_reply":
+                    content = ""
                 prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
                 usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(content) // 4 + 1,
                          "total_tokens": prompt_tokens + len(content) // 4 + 1}
@@ -97,10 +136,15 @@ class OpenAICompatibleServer:
                     self.send_header("Content-Type", "text/event-stream")
                     self.end_headers()
                     pieces = [content[i:i + 40] for i in range(0, len(content), 40)] or [""]
+                    if fault == "cut_stream":  # half the chunks, then the connection drops: no finish, no [DONE]
+                        pieces = pieces[: max(1, len(pieces) // 2)]
                     for piece in pieces:
                         chunk = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
                                  "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    if fault == "cut_stream":
+                        self.close_connection = True
+                        return
                     last = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
                             "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
                     self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
@@ -114,11 +158,35 @@ class OpenAICompatibleServer:
                     "id": ident, "object": "chat.completion", "created": created, "model": body["model"],
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
                     "usage": usage,
-                })
+                }, cut=fault == "cut_stream")
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def play(self, faults: Mapping[str, str] | None = None, *, limit: int | None = None,
+             responder: Responder | None = None) -> None:
+        """From now on answer with ``responder`` (default: the server's own) and play ``faults`` (role -> one of
+        ``FAULTS``) on those roles' requests; with ``limit``, only on each role's first ``limit`` requests."""
+        unknown = set((faults or {}).values()) - set(FAULTS)
+        if unknown:
+            raise ValueError(f"unknown fault(s) {sorted(unknown)}; choose from {', '.join(FAULTS)}")
+        with self._lock:
+            self.responder = responder or self._default_responder
+            self.faults = dict(faults or {})
+            self.fault_limit = limit
+            self.faulted: dict[str, int] = {}  # role -> requests answered with its fault
+
+    def fault_for(self, role: str) -> str | None:
+        """The fault to play on this request of ``role`` (None: answer it well), counting the ones played."""
+        fault = self.faults.get(role)
+        if fault is None:
+            return None
+        with self._lock:
+            if self.fault_limit is not None and self.faulted.get(role, 0) >= self.fault_limit:
+                return None
+            self.faulted[role] = self.faulted.get(role, 0) + 1
+        return fault
 
     @property
     def url(self) -> str:
@@ -129,6 +197,7 @@ class OpenAICompatibleServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closing.set()  # release hanging requests
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -161,3 +230,19 @@ def faithful_responder(role: str, messages: list[dict[str, Any]]) -> str:
         "judge": {"status": "verified", "confidence": 0.9, "required_revisions": [], "reasoning": "the evidence carries the claims"},
     }
     return json.dumps(replies.get(role, {"ok": True}))
+
+
+UNSUPPORTED_CLAIM = "The President abolished every federal tax in 1901 and the Senate agreed unanimously."
+
+
+def lying_responder(role: str, messages: list[dict[str, Any]]) -> str:
+    """A model that lies upward: the composer writes a claim no passage carries (quoting real sentences
+    beside it), the reviewers find nothing wrong and the judge calls it verified at 0.99."""
+    prompt = str(messages[-1].get("content") or "")
+    if role in ("composer", "refiner"):
+        findings = [{"claim": UNSUPPORTED_CLAIM, "evidence_id": eid, "quote": first_sentence(t)} for eid, t in passages(prompt)[:3]]
+        return json.dumps({"answer": f"{UNSUPPORTED_CLAIM} [E1]", "findings": findings, "insufficient": False})
+    if role == "judge":
+        return json.dumps({"status": "verified", "confidence": 0.99, "required_revisions": [],
+                           "reasoning": "every claim is fully supported"})
+    return faithful_responder(role, messages)

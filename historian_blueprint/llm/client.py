@@ -6,6 +6,7 @@ status, never into "verified".
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import json
 import threading
@@ -43,13 +44,39 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds the server asked to wait before the next try (``retry-after-ms`` or ``Retry-After``), if it said."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        if headers.get("retry-after-ms") is not None:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:  # an HTTP date
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
 def describe(exc: BaseException) -> str:
+    """What went wrong, in words an admin can act on (the run records it)."""
     import openai
 
     if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
         return "timed out"
     if isinstance(exc, openai.RateLimitError):
-        return "rate limited (429)"
+        wait = retry_after(exc)
+        return f"rate limited (429{f', Retry-After {wait:g} s' if wait is not None else ''})"
+    if isinstance(exc, openai.APIConnectionError) and exc.__cause__ is not None:  # "Connection error." says too little
+        cause = exc.__cause__
+        while isinstance(cause, openai.APIConnectionError) and cause.__cause__ is not None:
+            cause = cause.__cause__
+        return f"connection failed ({type(cause).__name__}: {str(cause)[:200]})"
     status = getattr(exc, "status_code", None)
     return f"{type(exc).__name__}{f' {status}' if status else ''}: {str(exc)[:200]}"
 
@@ -184,10 +211,10 @@ class LLMClient:
             except LLMError:
                 raise
             except Exception as exc:  # classify: retry transient failures, give up on the rest
-                if attempt + 1 < attempts and is_retryable(exc):
-                    self.sleep(min(30.0, self.settings.backoff * 2 ** attempt))
+                if attempt + 1 < attempts and is_retryable(exc):  # the server's Retry-After, if longer, wins
+                    self.sleep(min(30.0, max(self.settings.backoff * 2 ** attempt, retry_after(exc) or 0.0)))
                     continue
-                raise LLMError(role, describe(exc)) from exc
+                raise LLMError(role, f"{describe(exc)}; {attempt + 1} attempt{'s' * bool(attempt)}") from exc
             if isinstance(out, dict):  # with_structured_output(include_raw=True)
                 return out["raw"], out.get("parsed"), attempt
             return out, None, attempt

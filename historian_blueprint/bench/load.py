@@ -1,0 +1,230 @@
+"""Load on a served instance: concurrent researchers asking over HTTP, optionally while a full reindex runs in
+this process (the documented `historian reindex` beside a running server).
+
+Against the demo (no ``--url``) the bench serves it itself: a child ``historian serve`` on a free port of
+127.0.0.1 over the same store and index, a temporary researcher account for the askers (removed at the end,
+with its runs). First one user asks ``warm`` questions in a row, and the server's CPU time per ask is read
+from /proc: on a machine of C cores, C / (CPU seconds per ask) asks per second is the ceiling any number of
+users can reach. Then ``users`` threads, each with its own session, ask for ``duration`` seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from historian_blueprint.bench.common import percentile
+
+QUESTIONS = (
+    "What did the president say about the transcontinental railroad?",
+    "How did the government respond to the panic of 1873?",
+    "What was said about the tariff and the revenue?",
+    "What did the messages say about land grants to railroads?",
+    "How were the Indian tribes treated in the annual messages?",
+    "What did the president propose about silver coinage?",
+    "What was said about the civil service reform?",
+    "What happened to the public debt after the war?",
+    "What did the president say about the Interstate Commerce Act?",
+    "How did the messages describe the condition of the Treasury?",
+    "What was said about the Pacific railroads' debts to the government?",
+    "What did the president say about strikes and labor?",
+)
+
+
+class Session:
+    """One researcher's browser: a cookie jar, logged in through the host's form, with the API's CSRF token."""
+
+    def __init__(self, base: str, name: str, password: str, prefix: str = "/historian") -> None:
+        self.base, self.prefix = base.rstrip("/"), prefix
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        login_page = self._get("/login")
+        form = {"username": name, "password": password}
+        token = re.search(r'name="csrf_token" value="([^"]+)"', login_page)
+        if token:
+            form["csrf_token"] = token.group(1)
+        self.opener.open(f"{self.base}/login", data=urlencode(form).encode(), timeout=30).read()
+        ask_page = self._get(f"{prefix}/ask")
+        found = re.search(r'name="csrf_token" value="([^"]+)"', ask_page)
+        if not found:
+            raise RuntimeError(f"could not log in to {base} as {name!r} (no ask form after the login)")
+        self.token = found.group(1)
+
+    def _get(self, path: str) -> str:
+        return self.opener.open(f"{self.base}{path}", timeout=30).read().decode()
+
+    def ask(self, question: str, timeout: float = 120) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"{self.base}{self.prefix}/api/ask", data=json.dumps({"question": question}).encode(), method="POST",
+            headers={"Content-Type": "application/json", "X-CSRFToken": self.token},
+        )
+        return json.loads(self.opener.open(request, timeout=timeout).read())
+
+
+@dataclass
+class Ask:
+    started: float
+    ended: float
+    ok: bool
+    error: str = ""
+
+
+@dataclass
+class Tally:
+    asks: list[Ask] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, ask: Ask) -> None:
+        with self.lock:
+            self.asks.append(ask)
+
+
+def _timed_ask(session: Session, question: str) -> Ask:
+    t0 = time.time()
+    try:
+        out = session.ask(question)
+        ok = bool(out.get("metadata", {}).get("run_id"))
+        return Ask(t0, time.time(), ok, "" if ok else "no run id in the reply")
+    except urllib.error.HTTPError as exc:
+        return Ask(t0, time.time(), False, f"HTTP {exc.code}: {exc.read()[:200].decode(errors='replace')}")
+    except Exception as exc:  # noqa: BLE001 - every failure is a figure
+        return Ask(t0, time.time(), False, f"{type(exc).__name__}: {exc}")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads) from /proc."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DemoServer:
+    """The demo served by a child process on 127.0.0.1, over the same store, with a temporary researcher."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.name = f"bench-{secrets.token_hex(4)}"
+        self.password = secrets.token_urlsafe(16)
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> DemoServer:
+        from werkzeug.security import generate_password_hash
+
+        with self.store.write_lock():
+            self.store.database["users"].insert_one({"_id": self.name, "role": "researcher",
+                                                     "password_hash": generate_password_hash(self.password)})
+        script = Path(sys.executable).parent / "historian"
+        self.proc = subprocess.Popen([str(script), "serve", "--port", str(self.port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.base}/login", timeout=2).read()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"the demo server did not start: {self.proc.stderr.read()[-2000:]}") from None
+                if time.time() > deadline:
+                    raise RuntimeError("the demo server did not answer within 120 s") from None
+                time.sleep(0.3)
+
+    def __exit__(self, *exc: object) -> None:
+        from historian_blueprint import history
+
+        if self.proc:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            self.proc.stderr.close()
+        for run in list(self.store.runs.find({"user_id": self.name}, {"kind": 1, "user_id": 1, "history_bucket": 1})):
+            history.delete_run(self.store, run)
+        with self.store.write_lock():
+            self.store.database["users"].delete_one({"_id": self.name})
+            self.store.database["login_failures"].delete_many({"_id": f"user:{self.name}"})
+
+
+def _summary(asks: list[Ask], seconds: float) -> dict[str, Any]:
+    latencies = [(a.ended - a.started) * 1000 for a in asks if a.ok]
+    errors = [a.error for a in asks if not a.ok]
+    return {
+        "asks": len(asks), "ok": len(latencies), "errors": len(errors), "first_errors": errors[:3],
+        "throughput_per_s": round(len(latencies) / seconds, 2) if seconds else 0.0,
+        "latency_ms": {"p50": round(percentile(latencies, 50), 1), "p95": round(percentile(latencies, 95), 1),
+                       "max": round(max(latencies, default=0.0), 1)},
+    }
+
+
+def run(
+    *, base: str, name: str, password: str, users: int = 20, duration: float = 60, warm: int = 8,
+    server_pid: int | None = None, reindex: Any = None,
+) -> dict[str, Any]:
+    """Drive ``users`` concurrent askers for ``duration`` seconds; ``reindex`` (a callable returning a job
+    waiter) starts a full reindex a quarter of the way in."""
+    single = Session(base, name, password)
+    _timed_ask(single, QUESTIONS[0])  # the first ask loads the models
+    cpu0, t0 = (_cpu_seconds(server_pid) if server_pid else 0.0), time.time()
+    warm_asks = [_timed_ask(single, QUESTIONS[i % len(QUESTIONS)]) for i in range(warm)]
+    warm_wall = time.time() - t0
+    cores = os.cpu_count() or 1
+    single_user: dict[str, Any] = {**_summary(warm_asks, warm_wall), "cores": cores}
+    if server_pid:
+        cpu_per_ask = (_cpu_seconds(server_pid) - cpu0) / max(1, len(warm_asks))
+        single_user["server_cpu_s_per_ask"] = round(cpu_per_ask, 3)
+        single_user["cpu_bound_ceiling_per_s"] = round(cores / cpu_per_ask, 2) if cpu_per_ask else None
+
+    sessions = [Session(base, name, password) for _ in range(users)]
+    tally, stop = Tally(), threading.Event()
+
+    def user(k: int, session: Session) -> None:
+        i = k
+        while not stop.is_set():
+            tally.add(_timed_ask(session, QUESTIONS[i % len(QUESTIONS)]))
+            i += users
+
+    threads = [threading.Thread(target=user, args=(k, s), daemon=True) for k, s in enumerate(sessions)]
+    began = time.time()
+    for t in threads:
+        t.start()
+    job: dict[str, Any] | None = None
+    window = (0.0, 0.0)
+    if reindex is not None:
+        time.sleep(duration / 4)
+        r0 = time.time()
+        job = reindex()
+        window = (r0, time.time())
+    time.sleep(max(0.0, began + duration - time.time()))
+    stop.set()
+    for t in threads:
+        t.join(180)
+    elapsed = time.time() - began
+    out: dict[str, Any] = {"base": base, "users": users, "duration_s": round(elapsed, 1), "single_user": single_user,
+                           "load": _summary(tally.asks, elapsed)}
+    if job is not None:
+        during = [a for a in tally.asks if a.started < window[1] and a.ended > window[0]]
+        out["reindex"] = {"state": job.get("state"), "seconds": round(window[1] - window[0], 1),
+                          "counts": job.get("counts"), "asks_during": len(during),
+                          "failed_during": sum(1 for a in during if not a.ok)}
+    return out
