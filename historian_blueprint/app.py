@@ -58,6 +58,10 @@ def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = N
         state.pending_migrations = [m.name for m in migrate.pending(store)]
     except Exception as exc:  # the database may be down at start-up; report, keep the app up
         log.warning("Historian could not check its schema at start-up: %s", exc)
+        try:  # a failed migration (not a down database) must still block the pages that need it
+            state.pending_migrations = [m.name for m in migrate.pending(store)]
+        except Exception:  # noqa: BLE001 - the database is down: nothing more to learn here
+            pass
     finally:
         store.close()
     if state.pending_migrations:

@@ -87,7 +87,7 @@ DEFAULTS: dict[str, Any] = {
     "LIMITS_MAX_BODY_BYTES": 1_000_000,
     # security
     "SECURITY_HEADERS": True,
-    "SECURITY_CSP": DEFAULT_CSP,
+    "SECURITY_CSP": "auto",
     # llm engine
     "LLM_BASE_URL": None,
     "LLM_API_KEY": None,

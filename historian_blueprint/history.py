@@ -5,14 +5,18 @@ its hash indexes cannot rule out: listing a user's 10,000 runs that way took sec
 a small summary (question or topic, time, status, confidence, thread, rounds) in a bucket of ``BUCKET``
 summaries, in ``<prefix>history``: one counter document per user and kind (the next sequence number and the
 live count of each bucket) and one document per bucket. A page reads the counter, then at most a few buckets
-by ``_id``. The same layout serves a real MongoDB, where the ``user_history`` index serves the same lists.
+by ``_id``. Every change is one atomic update (``$inc``, ``$push``, ``$pull``), so concurrent writers on a real
+MongoDB, where the write lock is a no-op, keep the counts exact; the embedded store also takes its lock.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from pymongo import ReturnDocument
 
 from historian_blueprint.store import Store
 
@@ -21,7 +25,12 @@ PER_PAGE = 50
 
 
 def _key(user_id: Any, kind: str) -> str:
-    return f"{kind}:{'~' if user_id is None else user_id}"
+    """The counter's id: JSON, so no user name (``x:0``, ``~``) can meet another key."""
+    return json.dumps([kind, user_id])
+
+
+def _bucket_id(key: str, n: int) -> str:
+    return f"{key}#{n}"
 
 
 def summary(run: Mapping[str, Any]) -> dict[str, Any]:
@@ -35,46 +44,42 @@ def summary(run: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _append(store: Store, run: dict[str, Any]) -> None:
-    """Give ``run`` its bucket and file its summary there (the caller holds the write lock)."""
+def record_run(store: Store, run: dict[str, Any]) -> None:
+    """Store a run, then file its summary (a run that fails to store leaves no entry behind)."""
     history = store.collection("history")
     key = _key(run.get("user_id"), run["kind"])
-    counter = history.find_one({"_id": key}) or {"_id": key, "next": 0, "counts": []}
-    bucket = counter["next"] // BUCKET
-    counts = counter["counts"] + [0] * (bucket + 1 - len(counter["counts"]))
-    counts[bucket] += 1
-    run["history_bucket"] = bucket
-    history.update_one({"_id": f"{key}:{bucket}"}, {"$push": {"items": summary(run)}}, upsert=True)
-    history.replace_one({"_id": key}, {"_id": key, "next": counter["next"] + 1, "counts": counts}, upsert=True)
-
-
-def record_run(store: Store, run: dict[str, Any]) -> None:
-    """Store a run and its summary together (one lock: no list misses a stored run)."""
     with store.write_lock():
-        _append(store, run)
+        counter = history.find_one_and_update({"_id": key}, {"$inc": {"next": 1}}, upsert=True,
+                                               return_document=ReturnDocument.AFTER)
+        bucket = (counter["next"] - 1) // BUCKET
+        run["history_bucket"] = bucket
         store.runs.insert_one(run)
+        history.update_one({"_id": _bucket_id(key, bucket)}, {"$push": {"items": summary(run)}}, upsert=True)
+        history.update_one({"_id": key}, {"$inc": {f"counts.{bucket}": 1}})
 
 
 def delete_run(store: Store, run: Mapping[str, Any]) -> None:
     """Delete a stored run and its summary."""
+    history = store.collection("history")
     with store.write_lock():
         store.runs.delete_one({"_id": run["_id"]})
         bucket = run.get("history_bucket")
         if bucket is None:
             return
-        history = store.collection("history")
         key = _key(run.get("user_id"), run["kind"])
-        pulled = history.update_one({"_id": f"{key}:{bucket}"}, {"$pull": {"items": {"_id": run["_id"]}}})
+        pulled = history.update_one({"_id": _bucket_id(key, bucket)}, {"$pull": {"items": {"_id": run["_id"]}}})
         if pulled.modified_count:
-            counter = history.find_one({"_id": key})
-            if counter and bucket < len(counter["counts"]):
-                counter["counts"][bucket] = max(0, counter["counts"][bucket] - 1)
-                history.replace_one({"_id": key}, counter)
+            history.update_one({"_id": key}, {"$inc": {f"counts.{bucket}": -1}})
+
+
+def _counts(counter: Mapping[str, Any]) -> list[int]:
+    by_bucket = {int(n): max(0, int(c)) for n, c in (counter.get("counts") or {}).items()}
+    return [by_bucket.get(n, 0) for n in range(max(by_bucket, default=-1) + 1)]
 
 
 def _buckets(store: Store, key: str, numbers: list[int]) -> dict[int, list[dict[str, Any]]]:
-    found = store.collection("history").find({"_id": {"$in": [f"{key}:{n}" for n in numbers]}})
-    return {int(doc["_id"].rsplit(":", 1)[1]): doc.get("items", []) for doc in found}
+    found = store.collection("history").find({"_id": {"$in": [_bucket_id(key, n) for n in numbers]}})
+    return {int(doc["_id"].rsplit("#", 1)[1]): doc.get("items", []) for doc in found}
 
 
 def page(store: Store, user_id: Any, kind: str, number: int = 1, per_page: int = PER_PAGE,
@@ -85,7 +90,7 @@ def page(store: Store, user_id: Any, kind: str, number: int = 1, per_page: int =
     counter = store.collection("history").find_one({"_id": key})
     if not counter:
         return [], 0
-    counts = counter["counts"]
+    counts = _counts(counter)
     if query:
         pattern = re.compile(re.escape(query), re.I)
         everything = _buckets(store, key, [n for n, c in enumerate(counts) if c])
@@ -123,9 +128,9 @@ def rebuild(store: Store) -> int:
             lists.setdefault(_key(run.get("user_id"), run.get("kind", "ask")), []).append(run)
         for key, own in lists.items():
             buckets = [own[i:i + BUCKET] for i in range(0, len(own), BUCKET)]
-            history.insert_many([{"_id": f"{key}:{n}", "items": [summary(r) for r in bucket]}
+            history.insert_many([{"_id": _bucket_id(key, n), "items": [summary(r) for r in bucket]}
                                  for n, bucket in enumerate(buckets)])
-            history.insert_one({"_id": key, "next": len(own), "counts": [len(b) for b in buckets]})
+            history.insert_one({"_id": key, "next": len(own), "counts": {str(n): len(b) for n, b in enumerate(buckets)}})
             for n, bucket in enumerate(buckets):
                 store.runs.update_many({"_id": {"$in": [r["_id"] for r in bucket]}}, {"$set": {"history_bucket": n}})
     return len(runs)

@@ -22,7 +22,8 @@ class StoreBusy(RuntimeError):
 
     def __init__(self, path: Path, waited: float) -> None:
         super().__init__(
-            f"the embedded store {path} stayed locked by another process for {waited:.0f} s; "
+            f"the embedded store {path} stayed locked by another writer (another process, or a thread of this "
+            f"one waiting on it) for {waited:.0f} s; "
             "a process may be hung while writing (find it with `fuser` on the lock file and stop it), "
             "or the load needs a real MongoDB (set HISTORIAN_MONGODB_URI)"
         )
@@ -49,27 +50,29 @@ class StoreLock:
         return self._fd
 
     def acquire(self) -> None:
-        self._rlock.acquire()
+        """Take the lock, or raise StoreBusy after ``wait_s`` in all (the queue of this process's threads
+        and the other process's hold share one deadline)."""
+        deadline = time.monotonic() + self.wait_s
+        if not self._rlock.acquire(timeout=self.wait_s):
+            raise StoreBusy(self.folder, self.wait_s)
         if self._depth == 0 and fcntl is not None:
             try:
-                self._lock_file()
+                self._lock_file(deadline)
             except BaseException:
                 self._rlock.release()
                 raise
         self._depth += 1
 
-    def _lock_file(self) -> None:
+    def _lock_file(self, deadline: float) -> None:
         fd = self._file()
-        start = time.monotonic()
         delay = 0.001
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
-                waited = time.monotonic() - start
-                if waited >= self.wait_s:
-                    raise StoreBusy(self.folder, waited) from None
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(self.folder, self.wait_s) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
 
@@ -92,7 +95,10 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def _reset_after_fork() -> None:
-    # A thread of the parent may have held a lock at the fork; the child starts with every lock free.
+    # A thread of the parent may have held a lock, or the registry's guard, at the fork; the child starts
+    # with every lock free.
+    global _LOCKS_GUARD
+    _LOCKS_GUARD = threading.Lock()
     for lock in _LOCKS.values():
         if lock._fd is not None:
             os.close(lock._fd)

@@ -24,7 +24,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("roles",),
     ("graph", "mapping"),
     ("bench", "evaluation", "checker"),        # measure and train the floors below; cli runs them
-    ("web", "cli"),
+    ("web", "cli", "cli_bench"),
     ("",),                                     # historian_blueprint/__init__.py: the extension
     ("demo",),                                 # the demo host app and the console script
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from flask import Flask
 
 from historian_blueprint import Historian, get_state, get_store
@@ -143,3 +144,24 @@ def test_the_history_migration_lists_runs_stored_before_it_and_deleting_keeps_it
         assert store.runs.find_one({"_id": "r060"}) is None
         assert [r["_id"] for r in history.page(store, "ann", "ask", 1, 50, query="question 05")[0]] == [
             f"r{n:03d}" for n in range(59, 50, -1)]
+
+
+def test_history_keys_never_meet_and_a_run_that_fails_to_store_leaves_no_entry(tmp_path):
+    from pymongo.errors import DuplicateKeyError
+
+    from historian_blueprint import history
+
+    app = plain_app(tmp_path)
+    app.test_cli_runner().invoke(args=["historian", "migrate"])
+    with app.app_context():
+        store = get_store()
+        for user in ("x", "x:0", "~", None, "x#0"):
+            history.record_run(store, {"_id": f"run-{user}", "kind": "ask", "user_id": user, "question": f"Q {user}",
+                                       "created_at": 1.0})
+        for user in ("x", "x:0", "~", None, "x#0"):
+            items, total = history.page(store, user, "ask")
+            assert total == 1 and [i["_id"] for i in items] == [f"run-{user}"], user
+        with pytest.raises(DuplicateKeyError):
+            history.record_run(store, {"_id": "run-x", "kind": "ask", "user_id": "x", "question": "again",
+                                       "created_at": 2.0})
+        assert history.page(store, "x", "ask")[1] == 1

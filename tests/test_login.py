@@ -3,7 +3,6 @@ session of the user, security headers on every page, a SameSite session cookie."
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -45,17 +44,53 @@ def _try(client, name, password):
     return client.post("/login", data={"username": name, "password": password, "csrf_token": form_token(client)})
 
 
-def test_five_wrong_passwords_lock_the_user_then_the_window_frees_it(tmp_path, demo_users):
-    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False, "DEMO_LOGIN_WINDOW_S": 2})
-    client = app.test_client()
+def _from(client, address, name, password):
+    return client.post("/login", data={"username": name, "password": password, "csrf_token": form_token(client)},
+                       environ_base={"REMOTE_ADDR": address})
+
+
+def test_five_wrong_passwords_lock_the_user_where_they_were_guessed_then_the_window_frees_it(tmp_path, demo_users, monkeypatch):
+    from historian_blueprint.demo import login as throttle
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(throttle, "_now", lambda: clock[0])  # the throttle's clock only
+    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False, "DEMO_LOGIN_WINDOW_S": 600})
+    guesser = app.test_client()
     for _ in range(5):
-        assert _try(client, "alice", "guess").status_code == 401
-    refused = _try(client, "alice", "alice-pw")  # the right password, too late
+        assert _try(guesser, "alice", "guess").status_code == 401
+    refused = _try(guesser, "alice", "alice-pw")  # the right password, from where the guesses came: too late
     assert refused.status_code == 429
-    assert b"Too many failed logins for this user" in refused.data and b"Try again in 1 minute" in refused.data
-    assert _try(client, "root", "root-pw").status_code == 302  # another user from the same address is not locked
-    time.sleep(2.1)
-    assert _try(app.test_client(), "alice", "alice-pw").status_code == 302
+    assert b"Too many failed logins for this user" in refused.data and b"Try again in 10 minutes" in refused.data
+    clock[0] += 300
+    assert b"Try again in 5 minutes" in _try(guesser, "alice", "alice-pw").data
+    assert _try(guesser, "root", "root-pw").status_code == 302  # another user from that address is not locked
+    # a new address gets one guess, then it is refused too
+    other = app.test_client()
+    assert _from(other, "10.0.0.10", "alice", "guess").status_code == 401
+    assert _from(other, "10.0.0.10", "alice", "alice-pw").status_code == 429
+    # the owner, from an address that has not failed on alice, still gets in: guessing cannot lock her out
+    assert _from(app.test_client(), "10.0.0.9", "alice", "alice-pw").status_code == 302
+    clock[0] += 301  # the window has passed
+    assert _try(guesser, "alice", "alice-pw").status_code == 302
+
+
+def test_parallel_guesses_all_count(tmp_path, demo_users):
+    import threading
+
+    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False, "DEMO_LOGIN_MAX_FAILURES": 3})
+    clients = [app.test_client() for _ in range(10)]
+    tokens = [form_token(c) for c in clients]
+    codes = []
+
+    def guess(client, token):
+        codes.append(client.post("/login", data={"username": "alice", "password": "guess", "csrf_token": token}).status_code)
+
+    threads = [threading.Thread(target=guess, args=pair) for pair in zip(clients, tokens)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(codes) == [401] * 3 + [429] * 7  # only three reached the password check
 
 
 def test_many_names_from_one_address_lock_the_address(tmp_path, demo_users):
@@ -65,11 +100,8 @@ def test_many_names_from_one_address_lock_the_address(tmp_path, demo_users):
     for i in range(6):
         assert _try(client, f"user{i}", "guess").status_code == 401
     refused = _try(client, "alice", "alice-pw")
-    assert refused.status_code == 429 and b"for your address" in refused.data
-    other = app.test_client()
-    ok = other.post("/login", data={"username": "alice", "password": "alice-pw", "csrf_token": form_token(other)},
-                    environ_base={"REMOTE_ADDR": "10.0.0.7"})
-    assert ok.status_code == 302
+    assert refused.status_code == 429 and b"from your address" in refused.data
+    assert _from(app.test_client(), "10.0.0.7", "alice", "alice-pw").status_code == 302
 
 
 def test_a_session_cookie_copied_before_logout_is_dead_after_it(app):
@@ -118,6 +150,17 @@ def test_historian_sets_the_headers_in_any_host(tmp_path):
         headers = client.get(path).headers
         assert headers["Content-Security-Policy"].startswith("default-src 'self'; script-src 'self';"), path
         assert headers["X-Frame-Options"] == "DENY", path
+
+
+def test_in_a_hosts_own_layout_the_policy_only_reports_until_the_host_sets_one(tmp_path):
+    from tests.conftest import make_plain_app
+
+    client = make_plain_app(tmp_path, HISTORIAN_BASE_TEMPLATE="historian/base.html").test_client()
+    assert "Content-Security-Policy" in client.get("/historian/").headers
+    hosted = make_plain_app(tmp_path / "h", HISTORIAN_BASE_TEMPLATE="demo/base.html").test_client()
+    headers = hosted.get("/historian/api/health").headers
+    assert "Content-Security-Policy" not in headers
+    assert headers["Content-Security-Policy-Report-Only"].startswith("default-src 'self'; script-src 'self';")
 
 
 def test_a_host_sets_its_own_policy_or_none(tmp_path, demo_users):

@@ -56,10 +56,10 @@ def run(root: Path, register_pages: Callable[[Flask], None], runs: int = 10_000,
     app = workspace(root, "history")
     register_pages(app)
     setup = _fill(app, runs)
-    last = max(1, -(-runs // 50))
+    last = max(1, -(-runs // history.PER_PAGE))
     routes = {
         "/historian/runs (page 1)": "/historian/runs",
-        f"/historian/runs?page={last // 2} (middle)": f"/historian/runs?page={last // 2}",
+        f"/historian/runs?page={max(1, last // 2)} (middle)": f"/historian/runs?page={max(1, last // 2)}",
         f"/historian/runs?page={last} (last)": f"/historian/runs?page={last}",
         "/historian/api/runs (page 1)": "/historian/api/runs",
         "/historian/runs?q=question 99 (search)": "/historian/runs?q=question%2099",

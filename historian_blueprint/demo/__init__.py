@@ -10,11 +10,8 @@ import os
 import re
 import secrets
 import sys
-import time
-import unicodedata
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import click
 from flask.cli import with_appcontext
@@ -27,6 +24,8 @@ from wtforms import ValidationError
 
 from historian_blueprint import Historian, get_store
 from historian_blueprint.corpus.loader import load_corpus
+from historian_blueprint.config import DEFAULT_CSP
+from historian_blueprint.demo.login import NONCE, LoginThrottle, safe_next
 from historian_blueprint.index import service
 from historian_blueprint.web import headers
 
@@ -37,65 +36,11 @@ _CORPUS_MARKER = "demo:sample_corpus"
 
 
 class DemoUser(UserMixin):
-    """A logged-in user. The session holds ``name:nonce``; logging out draws a new nonce for the user, so
-    every session cookie issued before (a copied one included) stops working."""
+    """A logged-in user; its id is the user name (Historian keys the user's runs by it)."""
 
-    def __init__(self, name: str, role: str, nonce: str = "") -> None:
+    def __init__(self, name: str, role: str) -> None:
         self.id = name
         self.role = role
-        self.nonce = nonce
-
-    def get_id(self) -> str:
-        return f"{self.id}:{self.nonce}"
-
-
-def safe_next(target: str | None) -> str | None:
-    """Return ``target`` when it is a path on this site, else None. Refused: anything with a control or
-    space-like character (browsers drop tabs and newlines, so ``/\t/evil.example`` becomes
-    ``//evil.example``), backslashes (read as slashes), ``//host`` and any scheme or host."""
-    if not target or len(target) > 2000 or not target.startswith("/") or target.startswith("//"):
-        return None
-    if "\\" in target or any(unicodedata.category(ch)[0] in "CZ" for ch in target):
-        return None
-    parts = urlsplit(target)
-    return target if not parts.scheme and not parts.netloc else None
-
-
-class LoginThrottle:
-    """Failed logins per user name and per client address, kept in the store (so every worker process
-    sees them) for ``window_s`` seconds; over a limit, logins are refused without checking the password."""
-
-    def __init__(self, collection: Any, lock: Any, per_user: int, per_address: int, window_s: float) -> None:
-        self.collection = collection
-        self.lock = lock
-        self.limits = {"user": per_user, "address": per_address}
-        self.window_s = window_s
-
-    def _recent(self, key: str, now: float) -> list[float]:
-        record = self.collection.find_one({"_id": key}) or {}
-        return [t for t in record.get("failures", []) if t > now - self.window_s]
-
-    def refused(self, name: str, address: str) -> str | None:
-        """Why a login from ``address`` as ``name`` is refused now (None when it may go ahead)."""
-        now = time.time()
-        for kind, key in (("user", f"user:{name}"), ("address", f"address:{address}")):
-            recent = self._recent(key, now)
-            if len(recent) >= self.limits[kind]:
-                wait = max(1, int((min(recent) + self.window_s - now) // 60) + 1)
-                who = "this user" if kind == "user" else "your address"
-                return f"Too many failed logins for {who}. Try again in {wait} minute{'s' if wait > 1 else ''}."
-        return None
-
-    def failed(self, name: str, address: str) -> None:
-        now = time.time()
-        with self.lock:
-            for key in (f"user:{name}", f"address:{address}"):
-                recent = self._recent(key, now)[-100:]
-                self.collection.replace_one({"_id": key}, {"_id": key, "failures": [*recent, now]}, upsert=True)
-
-    def succeeded(self, name: str) -> None:
-        with self.lock:
-            self.collection.delete_one({"_id": f"user:{name}"})
 
 
 def demo_home(app: Flask, test_config: dict[str, Any] | None) -> Path:
@@ -170,6 +115,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         HISTORIAN_AUTO_MIGRATE=True,
         HISTORIAN_BASE_TEMPLATE="demo/base.html",
         HISTORIAN_SOURCE_URL=None,
+        HISTORIAN_SECURITY_CSP=DEFAULT_CSP,  # the demo's layout has no inline script or style: enforce it
         DEMO_LOAD_CORPUS=True,
         DEMO_LOGIN_MAX_FAILURES=5,
         DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS=20,
@@ -200,11 +146,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @login_manager.user_loader
     def load_user(user_id: str) -> DemoUser | None:
-        name, _, nonce = user_id.rpartition(":")
-        record = get_store().database["users"].find_one({"_id": name}) if name else None
+        record = get_store().database["users"].find_one({"_id": user_id})
+        nonce = session.get(NONCE) or ""
         if not record or not nonce or not secrets.compare_digest(nonce, record.get("session_nonce") or ""):
-            return None  # logged out since (or a session from before nonces): log in again
-        return DemoUser(record["_id"], record["role"], nonce)
+            return None  # logged out since (every session of the user ends at a logout): log in again
+        return DemoUser(record["_id"], record["role"])
 
     @app.after_request
     def security_headers(response):
@@ -243,25 +189,25 @@ def build_reader() -> Blueprint:
         problem = _form_csrf_problem()
         if problem:
             return render_template("demo/login.html", error=f"{problem} Reload the page and try again."), 400
-        name = request.form.get("username", "")
-        throttle = _throttle()
+        name = request.form.get("username", "")[:200]
         address = request.remote_addr or "unknown"
-        refused = throttle.refused(name, address)
+        throttle = _throttle()
+        refused, attempt = throttle.attempt(name, address)
         if refused:
             return render_template("demo/login.html", error=refused), 429
         users = get_store().database["users"]
         record = users.find_one({"_id": name})
         if not (record and check_password_hash(record["password_hash"], request.form.get("password", ""))):
-            throttle.failed(name, address)
             return render_template("demo/login.html", error="Unknown user or wrong password."), 401
-        throttle.succeeded(name)
+        throttle.succeeded(name, address, attempt)
         nonce = record.get("session_nonce")
         if not nonce:
             nonce = secrets.token_urlsafe(16)
             with get_store().write_lock():
                 users.update_one({"_id": name}, {"$set": {"session_nonce": nonce}})
         session.clear()  # nothing from before the login (a planted session) carries over
-        login_user(DemoUser(record["_id"], record["role"], nonce))
+        login_user(DemoUser(record["_id"], record["role"]))
+        session[NONCE] = nonce
         return redirect(safe_next(request.args.get("next")) or url_for("demo.documents"))
 
     @bp.post("/logout")

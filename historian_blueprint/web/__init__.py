@@ -14,9 +14,10 @@ from historian_blueprint.web.bodies import BodyError
 
 
 class AnyPath(PathConverter):
-    """A path that may hold any character, a newline included (``path`` stops at one)."""
+    """A path that may hold any character, a newline included (``path`` stops at one); not starting with a
+    slash, so ``/api//ask`` still finds no rule and gets werkzeug's redirect to ``/api/ask``."""
 
-    regex = r"[\s\S]*?"
+    regex = r"[^/][\s\S]*?"
     part_isolating = False  # spans slashes (werkzeug would infer True: the pattern holds no literal "/")
 
 

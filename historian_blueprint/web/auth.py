@@ -43,10 +43,9 @@ def current_identity() -> Identity | None:
         if current_user is not None and getattr(current_user, "is_authenticated", False):
             role = getattr(current_user, "role", None)
             is_admin = role == current_app.config["HISTORIAN_ADMIN_ROLE"] or bool(getattr(current_user, "is_admin", False))
-            # runs are keyed by the user's own id: get_id() may be an alternative token that changes at every
-            # logout (as Flask-Login advises, and as the demo does), which would orphan the user's history
-            user_id = getattr(current_user, "id", None)
-            identity = Identity(str(user_id if user_id is not None else current_user.get_id()), is_admin)
+            # runs are keyed by get_id(): it must stay the same across logins (keep a session-invalidation
+            # nonce out of it, as the demo does), or the user's history is left under the old key
+            identity = Identity(str(current_user.get_id()), is_admin)
         elif not current_app.config["HISTORIAN_LOGIN_REQUIRED"]:
             identity = Identity("anonymous", False)
     g.historian_identity = identity

@@ -1,0 +1,202 @@
+"""The ``flask historian bench ...`` commands (each imports its benchmark when it runs)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+from flask import current_app
+from flask.cli import AppGroup
+
+from historian_blueprint.app import get_state, get_store
+from historian_blueprint.index import service
+
+
+def register_bench_commands(group: AppGroup) -> None:
+    """Add ``historian bench ...``: benchmarks and fault, load and history runs that print figures."""
+    @group.group("bench")
+    def bench() -> None:
+        """Benchmarks that print figures (retrieval quality, indexing throughput, query latency)."""
+
+    workdir_option = click.option(
+        "--workdir", type=click.Path(file_okay=False), default=None,
+        help="Where benchmark stores and indexes are kept between runs (default: <data dir>/bench).",
+    )
+    data_option = click.option(
+        "--data", type=click.Path(file_okay=False, exists=True), default=None,
+        help="The shared data folder with eval/ and scale/ (default: ../shared/data).",
+    )
+
+    def paths(workdir: str | None, data: str | None) -> tuple:
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        from historian_blueprint.bench import common as bench_common
+
+        data_dir = Path(data) if data else bench_common.default_data_dir()
+        if not (data_dir / "eval").is_dir():
+            raise click.ClickException(f"no labeled data at {data_dir}: pass --data DIR (the folder with eval/ and scale/)")
+        root.mkdir(parents=True, exist_ok=True)
+        return root, data_dir
+
+    json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
+    def emit(result: dict, as_json: bool) -> None:
+        click.echo(json.dumps(result, indent=None if as_json else 2))
+
+    @bench.command("retrieval")
+    @workdir_option
+    @data_option
+    @click.option("--timeqa-limit", type=int, default=None, help="Only the first N TimeQA questions.")
+    @json_option
+    def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
+        """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
+        from historian_blueprint.bench import retrieval as retrieval_bench
+
+        emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
+
+    @bench.command("scorer")
+    @click.option("--pairs", "n_pairs", type=int, default=512, show_default=True, help="(window, claim) pairs per round.")
+    @json_option
+    def bench_scorer(n_pairs, as_json) -> None:
+        """Support scorer throughput (pairs/s) and one claim's three windows (p50/p95 ms) on this machine."""
+        from historian_blueprint.bench import scorer as scorer_bench
+
+        emit(scorer_bench.run(n_pairs), as_json)
+
+    @bench.command("index")
+    @workdir_option
+    @click.option("--limit-docs", type=int, default=None, help="Only the first N sample documents (quick runs).")
+    @json_option
+    def bench_index(workdir, limit_docs, as_json) -> None:
+        """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
+        from historian_blueprint.bench import indexing as indexing_bench
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        root.mkdir(parents=True, exist_ok=True)
+        emit(indexing_bench.run(root, limit_docs=limit_docs), as_json)
+
+    @bench.command("graph")
+    @workdir_option
+    @data_option
+    @click.option("--n", "n", type=int, default=30, show_default=True, help="Questions and drafts to time.")
+    @json_option
+    def bench_graph(workdir, data, n, as_json) -> None:
+        """Warm ask latency and verify latency of five-sentence drafts on the sample corpus (p50/p95)."""
+        from historian_blueprint.bench import graph as graph_bench
+
+        emit(graph_bench.run(*paths(workdir, data), n=n), as_json)
+
+    @bench.command("map")
+    @workdir_option
+    @data_option
+    @click.option("--n", "n", type=int, default=10, show_default=True, help="Topics to map.")
+    @json_option
+    def bench_map(workdir, data, n, as_json) -> None:
+        """Warm latency of the knowledge map per topic on the sample corpus (p50/p95, per node), offline."""
+        from historian_blueprint.bench import maps as maps_bench
+
+        emit(maps_bench.run(*paths(workdir, data), n=n), as_json)
+
+    @bench.command("faults")
+    @workdir_option
+    @click.option("--role", "roles", multiple=True, default=("composer", "judge"), show_default=True,
+                  help="A role to fail (repeat): composer, challenger, interrogator, counter_arguer, judge.")
+    @json_option
+    def bench_faults(workdir, roles, as_json) -> None:
+        """The LLM engine under fault over HTTP (timeout, 429, 500, broken or empty reply, cut response, a judge
+        that lies upward): no run may end verified, every run is stored with its failure; exits 1 otherwise."""
+        from historian_blueprint.bench import faults as faults_bench
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            result = faults_bench.run_fault_matrix(root, roles=roles)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        emit(result, as_json)
+        if result["control"]["status"] != "verified" or result["verified"] or result["unrecorded"] or result["unstored"]:
+            sys.exit(1)
+
+    @bench.command("load")
+    @click.option("--url", default=None, help="A served instance (default: serve the demo on a free port of 127.0.0.1).")
+    @click.option("--login", "credentials", default=None, help="NAME:PASSWORD of a researcher on --url.")
+    @click.option("--users", type=click.IntRange(1, 200), default=20, show_default=True, help="Concurrent askers.")
+    @click.option("--duration", type=click.FloatRange(1, 3600), default=60, show_default=True, help="Seconds of load.")
+    @click.option("--warm", type=click.IntRange(1, 100), default=8, show_default=True,
+                  help="Asks of one user first, to read the server's CPU time per ask.")
+    @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
+    @json_option
+    def bench_load(url, credentials, users, duration, warm, reindex, as_json) -> None:
+        """Concurrent asks over HTTP: throughput, p50/p95, errors; with --reindex, queries failed during it."""
+        from historian_blueprint.bench import load as load_bench
+
+        store = get_store()
+        if service.current_generation(store) is None:
+            raise click.ClickException("no search index yet: run `historian reindex` first")
+
+        def full_reindex() -> dict:
+            job_id = service.start_reindex(full=True, user="bench-load")
+            while (job := service.find_job(job_id))["state"] in ("queued", "running"):
+                time.sleep(0.5)
+            return job
+
+        options = dict(users=users, duration=duration, warm=warm, reindex=full_reindex if reindex else None)
+        if url:
+            if not credentials or ":" not in credentials:
+                raise click.ClickException("--url needs --login NAME:PASSWORD (a researcher of that instance)")
+            name, password = credentials.split(":", 1)
+            emit(load_bench.run(base=url, name=name, password=password, **options), as_json)
+            return
+        if "demo.login" not in current_app.view_functions:
+            raise click.ClickException("without --url the bench serves the demo; for another host, serve it and pass --url")
+        with load_bench.DemoServer(store) as server:
+            emit(load_bench.run(base=server.base, name=server.name, password=server.password,
+                                server_pid=server.proc.pid, **options), as_json)
+
+    @bench.command("history")
+    @workdir_option
+    @click.option("--runs", type=int, default=10_000, show_default=True, help="Stored runs of one user.")
+    @click.option("--repeat", type=int, default=30, show_default=True, help="Requests per page timed.")
+    @json_option
+    def bench_history(workdir, runs, repeat, as_json) -> None:
+        """History pages of one user with many runs: p50/p95 per page (first, middle, last, API, search)."""
+        from historian_blueprint.bench import history as history_bench
+        from historian_blueprint.web import build_blueprint
+
+        def pages(app) -> None:
+            app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
+
+        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        emit(history_bench.run(root, pages, runs=runs, repeat=repeat), as_json)
+
+    @bench.command("llm")
+    @workdir_option
+    @data_option
+    @click.option("--n", "n", type=int, default=30, show_default=True, help="Questions to time.")
+    @json_option
+    def bench_llm(workdir, data, n, as_json) -> None:
+        """LLM-engine graph overhead outside model calls, against a zero-latency local test server."""
+        from historian_blueprint.bench import graph as graph_bench
+
+        emit(graph_bench.run_llm(*paths(workdir, data), n=n), as_json)
+
+    @bench.command("query")
+    @workdir_option
+    @data_option
+    @click.option("--corpus", type=click.Choice(["sample", "scale", "both"]), default="both", show_default=True)
+    @click.option("--queries", "n", type=int, default=200, show_default=True)
+    @json_option
+    def bench_query(workdir, data, corpus, n, as_json) -> None:
+        """Retrieval p50/p95 latency (warm) and RSS; the scale index is built once and kept."""
+        from historian_blueprint.bench import query as query_bench
+
+        root, data_dir = paths(workdir, data)
+        result = {}
+        if corpus in ("sample", "both"):
+            result["sample"] = query_bench.run_sample(root, data_dir, n)
+        if corpus in ("scale", "both"):
+            result["scale"] = query_bench.run_scale_in_child(root, data_dir, n)
+        result["targets"] = {"p95_ms": 150, "rss_mb": 1536}
+        emit(result, as_json)
