@@ -30,15 +30,19 @@ def register_bench_commands(group: AppGroup) -> None:
         help="The shared data folder with eval/ and scale/ (default: ../shared/data).",
     )
 
-    def paths(workdir: str | None, data: str | None) -> tuple:
+    def workspace_root(workdir: str | None) -> Path:
+        """Where the benchmarks keep their stores and indexes between runs."""
         root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+
+    def paths(workdir: str | None, data: str | None) -> tuple:
         from historian_blueprint.bench import common as bench_common
 
         data_dir = Path(data) if data else bench_common.default_data_dir()
         if not (data_dir / "eval").is_dir():
             raise click.ClickException(f"no labeled data at {data_dir}: pass --data DIR (the folder with eval/ and scale/)")
-        root.mkdir(parents=True, exist_ok=True)
-        return root, data_dir
+        return workspace_root(workdir), data_dir
 
     json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 
@@ -73,8 +77,7 @@ def register_bench_commands(group: AppGroup) -> None:
         """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
         from historian_blueprint.bench import indexing as indexing_bench
 
-        root = Path(workdir) if workdir else get_state().data_dir / "bench"
-        root.mkdir(parents=True, exist_ok=True)
+        root = workspace_root(workdir)
         emit(indexing_bench.run(root, limit_docs=limit_docs), as_json)
 
     @bench.command("graph")
@@ -109,8 +112,7 @@ def register_bench_commands(group: AppGroup) -> None:
         that lies upward): no run may end verified, every run is stored with its failure; exits 1 otherwise."""
         from historian_blueprint.bench import faults as faults_bench
 
-        root = Path(workdir) if workdir else get_state().data_dir / "bench"
-        root.mkdir(parents=True, exist_ok=True)
+        root = workspace_root(workdir)
         try:
             result = faults_bench.run_fault_matrix(root, roles=roles)
         except ValueError as exc:
@@ -168,8 +170,7 @@ def register_bench_commands(group: AppGroup) -> None:
         def pages(app) -> None:
             app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
 
-        root = Path(workdir) if workdir else get_state().data_dir / "bench"
-        emit(history_bench.run(root, pages, runs=runs, repeat=repeat), as_json)
+        emit(history_bench.run(workspace_root(workdir), pages, runs=runs, repeat=repeat), as_json)
 
     @bench.command("llm")
     @workdir_option

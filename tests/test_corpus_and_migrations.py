@@ -165,3 +165,14 @@ def test_history_keys_never_meet_and_a_run_that_fails_to_store_leaves_no_entry(t
             history.record_run(store, {"_id": "run-x", "kind": "ask", "user_id": "x", "question": "again",
                                        "created_at": 2.0})
         assert history.page(store, "x", "ask")[1] == 1
+
+
+def test_bench_history_lists_every_stored_run_and_prints_page_times(tmp_path):
+    app = plain_app(tmp_path)
+    result = app.test_cli_runner().invoke(args=["historian", "bench", "history", "--workdir", str(tmp_path / "bench"),
+                                                "--runs", "120", "--repeat", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["runs"] == 120 and out["total_on_page_1"] == 120
+    assert set(out["pages"]) >= {"/historian/runs (page 1)", "/historian/runs?page=3 (last)"}
+    assert all(figures["p95_ms"] > 0 for figures in out["pages"].values())
