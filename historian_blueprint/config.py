@@ -93,7 +93,7 @@ DEFAULTS: dict[str, Any] = {
     "LLM_API_KEY": None,
     "LLM_MODEL": "gpt-4o-mini",
     "LLM_ROLES": {},
-    "LLM_TIMEOUT_S": 30,
+    "LLM_TIMEOUT_S": 30.0,
     "LLM_MAX_RETRIES": 3,
     "LLM_BACKOFF_S": 1.0,
     "LLM_CACHE_TTL_S": 86400,

@@ -124,3 +124,11 @@ def test_config_command_prints_redacted_json(app, runner):
     assert result.exit_code == 0
     assert "sk-cli-secret" not in result.output
     assert '"HISTORIAN_LLM_API_KEY": "***"' in result.output
+
+
+def test_the_llm_timeout_takes_fractions_of_a_second():
+    from historian_blueprint import config as cfg
+
+    assert cfg.resolve({}, {}, {"HISTORIAN_LLM_TIMEOUT_S": "0.5"})["HISTORIAN_LLM_TIMEOUT_S"] == 0.5
+    with pytest.raises(cfg.ConfigError, match="LLM_TIMEOUT_S"):
+        cfg.resolve({}, {}, {"HISTORIAN_LLM_TIMEOUT_S": "soon"})
