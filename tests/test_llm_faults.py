@@ -56,6 +56,10 @@ def test_a_failing_role_is_never_verified_and_the_run_names_the_failure(app, ser
     assert "not verified because a model role failed" in judge_step(run)
     assert f"{fault.role}: " in judge_step(run)
     assert row["failure_recorded"] and row["seconds"] < 10
+    spent = out["metadata"]["tokens"]["per_role"][fault.role]  # what the failed role cost is on the record
+    assert spent["failed"] >= 1 and spent["calls"] >= 1 and spent["ms"] > 0
+    if fault.name in ("timeout", "rate_limit", "server_error", "cut_stream"):
+        assert spent["retries"] >= 1
 
 
 def test_a_judge_that_lies_upward_about_a_hallucinated_answer_is_overruled(app, server):

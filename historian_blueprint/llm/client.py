@@ -27,10 +27,11 @@ ModelFactory = Callable[[RoleSettings], Any]
 class LLMError(RuntimeError):
     """A role could not produce a usable answer (unreachable, timed out, rate limited, unparseable)."""
 
-    def __init__(self, role: str, reason: str) -> None:
+    def __init__(self, role: str, reason: str, attempts: int = 0) -> None:
         super().__init__(f"{role}: {reason}")
         self.role = role
         self.reason = reason
+        self.attempts = attempts  # requests sent before giving up (0: none, or not a transport failure)
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -88,13 +89,15 @@ class Usage:
         self._lock = threading.Lock()
         self.roles: dict[str, dict[str, Any]] = {}
 
+    def _entry(self, role: str, model: str) -> dict[str, Any]:
+        return self.roles.setdefault(role, {"model": model, "prompt_tokens": 0, "completion_tokens": 0, "calls": 0,
+                                            "cached": 0, "retries": 0, "failed": 0, "ms": 0.0})
+
     def add(self, role: str, model: str, message: AIMessage | None = None, *, cached: bool = False, retries: int = 0,
             ms: float = 0.0) -> None:
         meta = (message.usage_metadata if message is not None else None) or {}
         with self._lock:
-            entry = self.roles.setdefault(
-                role, {"model": model, "prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "cached": 0, "retries": 0, "ms": 0.0}
-            )
+            entry = self._entry(role, model)
             entry["ms"] = round(entry["ms"] + ms, 2)
             entry["calls"] += 1
             entry["cached"] += int(cached)
@@ -102,6 +105,11 @@ class Usage:
             if not cached:
                 entry["prompt_tokens"] += int(meta.get("input_tokens", 0))
                 entry["completion_tokens"] += int(meta.get("output_tokens", 0))
+
+    def failed(self, role: str, model: str) -> None:
+        """Count a role that gave up (its calls were added as they were made)."""
+        with self._lock:
+            self._entry(role, model)["failed"] += 1
 
     def totals(self) -> dict[str, int]:
         with self._lock:
@@ -214,7 +222,7 @@ class LLMClient:
                 if attempt + 1 < attempts and is_retryable(exc):  # the server's Retry-After, if longer, wins
                     self.sleep(min(30.0, max(self.settings.backoff * 2 ** attempt, retry_after(exc) or 0.0)))
                     continue
-                raise LLMError(role, f"{describe(exc)}; {attempt + 1} attempt{'s' * bool(attempt)}") from exc
+                raise LLMError(role, f"{describe(exc)}; {attempt + 1} attempt{'s' * bool(attempt)}", attempt + 1) from exc
             if isinstance(out, dict):  # with_structured_output(include_raw=True)
                 return out["raw"], out.get("parsed"), attempt
             return out, None, attempt
@@ -245,7 +253,12 @@ class LLMClient:
         error = ""
         for turn in range(2):
             t0 = time.perf_counter()
-            message, parsed, retries = self._invoke(role, runnable, conversation)
+            try:
+                message, parsed, retries = self._invoke(role, runnable, conversation)
+            except LLMError as exc:  # the calls and the time a failed role cost are part of the run's record
+                usage.add(role, role_settings.model, retries=max(0, exc.attempts - 1), ms=(time.perf_counter() - t0) * 1000)
+                usage.failed(role, role_settings.model)
+                raise
             usage.add(role, role_settings.model, message, retries=retries, ms=(time.perf_counter() - t0) * 1000)
             content = message.content if isinstance(message.content, str) else json.dumps(message.content)
             try:
@@ -262,4 +275,5 @@ class LLMClient:
                 continue
             self.cache.put(key, value.model_dump_json())
             return value
+        usage.failed(role, role_settings.model)
         raise LLMError(role, f"unparseable output after a re-prompt ({error})")
