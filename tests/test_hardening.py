@@ -120,3 +120,23 @@ def test_exports_carry_text_not_markup_only_http_urls_and_one_charset(tmp_path):
     bib = client.get("/historian/runs/r1/export.bib")
     body = bib.get_data(as_text=True)  # plain text: a title is text; only the URL could be followed, and it is dropped
     assert "alert(4)" not in body and "alert(5)" not in body and bib.headers["Content-Type"].count("charset") == 1
+
+
+def test_a_lone_surrogate_in_any_json_string_is_a_clear_400_not_a_failure(client):
+    for path, body in (("/historian/api/ask", rb'{"question": "dam \udc80 flood"}'),
+                       ("/historian/api/map", rb'{"topic": "dam \ud800"}'),
+                       ("/historian/api/verify", rb'{"text": "ok", "sources": ["d1"], "question": "why \udfff?"}'),
+                       ("/historian/ask/stream", rb'{"question": "\ud83d"}')):
+        response = client.post(path, data=body, content_type="application/json")
+        assert response.status_code == 400, (path, response.status_code)
+        assert "unpaired surrogate" in response.get_json()["error"]["message"]
+    assert client.post("/historian/api/ask", data=rb'{"question": "\ud83d\ude00 what caused the panic?"}',
+                       content_type="application/json").status_code != 400  # a paired emoji is text
+
+
+def test_form_bodies_are_capped_too(client):
+    big = {"text": "x" * 1_100_000}
+    for path in ("/historian/verify", "/historian/ask", "/historian/map"):
+        response = client.post(path, data=big)
+        assert response.status_code == 413, (path, response.status_code)
+        assert len(response.data) < 20_000  # the page says so; it does not echo the megabyte back

@@ -203,3 +203,16 @@ def test_check_a_bare_yes_or_no_against_its_question(client):
     assert client.post("/historian/api/verify", json={"text": "yes", "question": 5}).status_code == 400
     page = client.post("/historian/verify", data={"text": "Yes", "sources": "evil-1", "question": asked}).get_data(as_text=True)
     assert 'data-testid="status"' in page and asked in page  # the form keeps the question
+
+
+def test_a_document_id_with_slashes_and_dots_links_to_itself(tmp_path):
+    from flask import url_for
+
+    odd = "evil/../3?x=1#y"
+    app = make_plain_app(tmp_path, [{"_id": odd, "title": "Odd", "content": "The dam held until May."},
+                                    {"_id": "3?x=1#y", "title": "Other", "content": "Another text."}])
+    with app.test_request_context():
+        link = url_for("historian.source", source_id=odd)
+    assert "/.." not in link and link == "/historian/sources/evil%2F..%2F3%3Fx%3D1%23y"
+    page = app.test_client().get(link).get_data(as_text=True)
+    assert "The dam held until May." in page and "Another text." not in page

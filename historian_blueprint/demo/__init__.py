@@ -120,6 +120,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         DEMO_LOGIN_MAX_FAILURES=5,
         DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS=20,
         DEMO_LOGIN_WINDOW_S=900,
+        MAX_CONTENT_LENGTH=2_000_000,  # the reader's own forms (login) read no more
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
     )

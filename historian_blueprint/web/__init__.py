@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from flask import Blueprint, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import PathConverter, Rule
 
 from historian_blueprint.app import get_state
@@ -21,6 +23,14 @@ class AnyPath(PathConverter):
     part_isolating = False  # spans slashes (werkzeug would infer True: the pattern holds no literal "/")
 
 
+class DocumentId(PathConverter):
+    """A host's document id in a path: it may hold slashes, and its links encode every one (``%2F``), so an id
+    such as ``a/../b`` is never read by a browser as a path to walk (it would open ``b``)."""
+
+    def to_url(self, value: str) -> str:
+        return quote(str(value), safe="")
+
+
 def build_blueprint() -> Blueprint:
     """Return a new blueprint (templates and static files found installed or in a checkout)."""
     bp = Blueprint(
@@ -30,6 +40,20 @@ def build_blueprint() -> Blueprint:
         static_folder=str(resource_path("static")),
         static_url_path="/static",
     )
+
+    @bp.record_once
+    def converters(state) -> None:  # before any rule that uses them is added
+        state.app.url_map.converters.setdefault("historian_anything", AnyPath)
+        state.app.url_map.converters.setdefault("historian_document_id", DocumentId)
+
+    @bp.before_request
+    def cap_the_body():
+        """Every body Historian reads (JSON, forms, uploads) stops at HISTORIAN_LIMITS_MAX_BODY_BYTES: 413."""
+        limit = int(current_app.config["HISTORIAN_LIMITS_MAX_BODY_BYTES"])
+        host = current_app.config.get("MAX_CONTENT_LENGTH")
+        request.max_content_length = min(limit, host) if host else limit
+        if request.content_length is not None and request.content_length > request.max_content_length:
+            raise RequestEntityTooLarge(f"the body is larger than {request.max_content_length} bytes")
 
     @bp.before_request
     def refuse_while_migrations_pending():
@@ -97,7 +121,6 @@ def build_blueprint() -> Blueprint:
         """Every other path and method under /api/ reaches ``api_not_found``: a rule without methods matches any
         (TRACE, PROPFIND...), and its converter matches any characters (a newline too), so routing never
         answers the host's HTML 404 or 405 there."""
-        state.app.url_map.converters.setdefault("historian_anything", AnyPath)
         prefix = state.url_prefix or ""
         state.app.view_functions["historian.api_not_found"] = api_not_found
         for path in (f"{prefix}/api/", f"{prefix}/api/<historian_anything:rest>"):

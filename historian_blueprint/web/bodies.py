@@ -86,9 +86,32 @@ def raw_json(empty: Any = None) -> Any:
     if _depth(text) > MAX_DEPTH:
         raise BodyError(400, "bad_request", f"the JSON nests deeper than {MAX_DEPTH} levels")
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except (ValueError, RecursionError):
         raise BodyError(400, "bad_request", "the body is not valid JSON") from None
+    where = _surrogate_at(data)
+    if where is not None:  # "\udc80" is valid JSON but no text: the tokenizer, the store and UTF-8 refuse it
+        raise BodyError(400, "bad_request", f"{where or 'body'}: holds an unpaired surrogate (\\ud800-\\udfff), not text")
+    return data
+
+
+def _surrogate_at(value: Any, path: str = "") -> str | None:
+    """The path of the first string (or key) holding a lone UTF-16 surrogate, or None."""
+    if isinstance(value, str):
+        return path if any("\ud800" <= ch <= "\udfff" for ch in value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else str(key)
+            found = _surrogate_at(key, here) if isinstance(key, str) else None
+            found = found if found is not None else _surrogate_at(item, here)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            found = _surrogate_at(item, f"{path}.{n}" if path else str(n))
+            if found is not None:
+                return found
+    return None
 
 
 def parse(model: type[M], data: Any) -> M:

@@ -259,7 +259,7 @@ def register(bp: Blueprint) -> None:
         return Response(body, mimetype=mime, headers={"Content-Disposition": f'attachment; filename="{name}.{fmt if fmt != "bib" else "txt"}"'})
 
     # ------------------------------------------------------------------ sources
-    @bp.get("/sources/<path:source_id>")
+    @bp.get("/sources/<historian_document_id:source_id>")
     @login_required
     def source(source_id: str):
         doc = get_store().get_document(source_id)
