@@ -147,3 +147,11 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
         proc.terminate()
         proc.wait(timeout=10)
         proc.stdout.close()
+
+
+def test_the_demo_reader_links_odd_ids_to_themselves_too(researcher, app):
+    with app.app_context():
+        get_store().documents.insert_one({"_id": "evil/../x", "title": "Odd one", "content": "Held."})
+    listing = researcher.get("/?q=Odd one").get_data(as_text=True)
+    assert 'href="/documents/evil%2F..%2Fx"' in listing
+    assert "Held." in researcher.get("/documents/evil%2F..%2Fx").get_data(as_text=True)

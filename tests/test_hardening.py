@@ -122,6 +122,20 @@ def test_exports_carry_text_not_markup_only_http_urls_and_one_charset(tmp_path):
     assert "alert(4)" not in body and "alert(5)" not in body and bib.headers["Content-Type"].count("charset") == 1
 
 
+def test_a_newline_in_metadata_cannot_split_a_bibliography_entry(tmp_path):
+    app = make_plain_app(tmp_path, [{"_id": "d2", "title": "Dam report\n# Injected heading\n\nAnon. “Fake.” 1700.",
+                                     "author": "Smith,\nJohn", "content": "The dam failed in May."}],
+                         WTF_CSRF_ENABLED=False)
+    output = {"answer": "It failed [1].", "citations": [{"id": 1, "source_id": "d2", "title": "x", "start": 0, "end": 22,
+                                                          "text": "The dam failed in May."}],
+              "confidence": 0.9, "status": "verified", "claims": [], "metadata": {"run_id": "r2"}}
+    with app.app_context():
+        get_store().runs.insert_one({"_id": "r2", "kind": "ask", "user_id": "anonymous", "question": "q", "output": output,
+                                     "created_at": 0})
+    body = app.test_client().get("/historian/runs/r2/export.bib").get_data(as_text=True)
+    assert body.count("\n") == 1 and "“Dam report # Injected heading Anon. “Fake.” 1700.”" in body
+
+
 def test_a_lone_surrogate_in_any_json_string_is_a_clear_400_not_a_failure(client):
     for path, body in (("/historian/api/ask", rb'{"question": "dam \udc80 flood"}'),
                        ("/historian/api/map", rb'{"topic": "dam \ud800"}'),

@@ -216,3 +216,4 @@ def test_a_document_id_with_slashes_and_dots_links_to_itself(tmp_path):
     assert "/.." not in link and link == "/historian/sources/evil%2F..%2F3%3Fx%3D1%23y"
     page = app.test_client().get(link).get_data(as_text=True)
     assert "The dam held until May." in page and "Another text." not in page
+

@@ -245,7 +245,7 @@ def build_reader() -> Blueprint:
         docs = [fields.document(r) for r in cursor]
         return render_template("demo/documents.html", docs=docs, q=q, page=page, pages=pages, total=total)
 
-    @bp.get("/documents/<path:doc_id>")
+    @bp.get("/documents/<historian_document_id:doc_id>")  # Historian's converter: links encode every "/"
     @login_required
     def document(doc_id: str):
         doc = get_store().get_document(doc_id)

@@ -78,11 +78,12 @@ def bibliography(citations: list[dict[str, Any]], store: Any = None) -> str:
         if c["source_id"] in entries:
             continue
         doc = store.get_document(c["source_id"]) if store is not None else None
-        author = (doc.author if doc else None) or c.get("author") or ""
-        title = (doc.title if doc else None) or c.get("title") or c["source_id"]
+        # one line per entry: a newline in the metadata must not make one entry look like several
+        author = " ".join(((doc.author if doc else None) or c.get("author") or "").split())
+        title = " ".join(((doc.title if doc else None) or c.get("title") or c["source_id"]).split())
         when = _chicago_date(doc.date if doc else None, c.get("year"))
         url = safe_url((doc.url if doc else None) or c.get("url"))  # only http(s): no javascript: in a bibliography
         parts = [f"{_inverted(author)}." if author else "", f"“{title.rstrip('.')}.”", f"{when}.",
-                 f"Historian collection, {c['source_id']}.", f"{url}." if url else ""]
+                 f"Historian collection, {' '.join(str(c['source_id']).split())}.", f"{url}." if url else ""]
         entries[c["source_id"]] = (_inverted(author) or title).lower(), " ".join(p for p in parts if p)
     return "\n".join(text for _, text in sorted(entries.values())) + ("\n" if entries else "")
