@@ -68,13 +68,14 @@ class LoginThrottle:
             if now - _PRUNED_AT[0] > 60:  # names nobody has (a guesser's inventions) do not pile up
                 _PRUNED_AT[0] = now
                 self.collection.delete_many({"expires": {"$lt": now}})
-            by_address, by_user = self._recent(address_key, now), self._recent(user_key, now)
+            recent = {key: self._recent(key, now) for key in (user_key, address_key, pair_key)}
+            by_address, by_user = recent[address_key], recent[user_key]
             if len(by_address) >= self.per_address:
                 return f"Too many failed logins from your address. {self._wait(by_address, self.per_address, now)}", now
-            if len(by_user) >= self.per_user and self._recent(pair_key, now):
+            if len(by_user) >= self.per_user and recent[pair_key]:
                 return f"Too many failed logins for this user. {self._wait(by_user, self.per_user, now)}", now
-            for key in (user_key, address_key, pair_key):
-                kept = [*self._recent(key, now), now][-self.keep:]
+            for key, attempts in recent.items():
+                kept = [*attempts, now][-self.keep:]
                 self.collection.replace_one({"_id": key}, {"_id": key, "attempts": kept, "expires": now + self.window_s},
                                             upsert=True)
         return None, now

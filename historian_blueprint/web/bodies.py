@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from flask import current_app, request
+from flask import request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
@@ -71,12 +71,7 @@ def _depth(raw: str) -> int:
 
 def raw_json(empty: Any = None) -> Any:
     """The request's JSON (``empty`` for no body), or BodyError with what is wrong with it."""
-    limit = int(current_app.config["HISTORIAN_LIMITS_MAX_BODY_BYTES"])
-    if request.content_length is not None and request.content_length > limit:
-        raise BodyError(413, "too_large", f"the body is larger than {limit} bytes")
-    data = request.get_data(cache=True)
-    if len(data) > limit:
-        raise BodyError(413, "too_large", f"the body is larger than {limit} bytes")
+    data = request.get_data(cache=True)  # bounded: the blueprint's cap_the_body set request.max_content_length
     if not data.strip():
         return empty
     try:
