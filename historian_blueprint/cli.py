@@ -235,10 +235,12 @@ def _register_graph_commands(group: AppGroup) -> None:
                   help="The base's first N transformer layers are kept (3 scores about 2.8x faster, and reads worse: README).")
     @click.option("--max-tokens", type=click.IntRange(32, 256), default=160, show_default=True,
                   help="Tokens of evidence and claim read together.")
+    @click.option("--with-scorer/--without-scorer", default=True, show_default=True,
+                  help="Also fit the opt-in combination that reads the scorer's logit (HISTORIAN_VERIFY_SCORER=on).")
     @click.option("--teacher", type=click.Path(file_okay=False, exists=True), default=None,
                   help="A trained scorer's folder: the new model also learns its logits (distillation into fewer layers).")
     def train_checker_command(train_data, eval_data, stage, corpus_sentences, snli_negatives, epochs, seed, layers, max_tokens,
-                              teacher) -> None:
+                              with_scorer, teacher) -> None:
         """Train the support scorer (int8 ONNX) and fit its calibration on the eval files' fit halves."""
         from historian_blueprint.bench import common as bench_common
         from historian_blueprint.checker import fit as fit_stage
@@ -260,4 +262,5 @@ def _register_graph_commands(group: AppGroup) -> None:
             (MODEL_DIR / "combiner.json").unlink(missing_ok=True)  # fitted on the old model
             click.echo(json.dumps({k: meta[k] for k in ("pairs", "steps", "train_seconds")}))
         if stage in ("all", "fit"):
-            click.echo(json.dumps(fit_stage.fit_stage(eval_dir)["combiner"]["info"]))
+            fitted = fit_stage.fit_stage(eval_dir, with_scorer=with_scorer)
+            click.echo(json.dumps({k: fitted[k]["info"] for k in ("combiner", "scorer") if k in fitted}))

@@ -10,12 +10,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 # ----------------------------------------------------------------------------- vocabulary
 Status = Literal["verified", "flagged", "needs_revision", "human_review"]
 STATUS_ORDER: tuple[Status, ...] = ("verified", "flagged", "needs_revision", "human_review")  # better first
-Verdict = Literal["supported", "unsupported", "contradicted", "misquote", "misattributed"]
+# Three outcomes for a claim: supported (the evidence carries it); a conflict a check found (contradicted,
+# misquote, misattributed), shown with the conflicting span; unconfirmed (the cited passage does not clearly
+# carry it and nothing contradicts it: "not confirmed, read the source"). Only "supported" counts toward verified.
+Verdict = Literal["supported", "unconfirmed", "contradicted", "misquote", "misattributed"]
+CONFLICTS: tuple[Verdict, ...] = ("contradicted", "misquote", "misattributed")
+OUTCOME_LABELS: dict[str, str] = {
+    "supported": "supported",
+    "unconfirmed": "not confirmed: read the source",
+    "contradicted": "contradicted by the source",
+    "misquote": "misquoted",
+    "misattributed": "misattributed",
+}
 ClaimType = Literal["fabrication", "exaggeration", "misattribution", "unverified_detail", "inference"]
 IssueSeverity = Literal["low", "medium", "high", "critical"]  # a weakness always has one
 Severity = Literal["none", IssueSeverity]                      # a supported claim has none
@@ -130,6 +141,12 @@ class ClaimVerdict(BaseModel):
     checks: list[CheckOut] = []
     part: Literal["finding", "narrative"] = "finding"  # narrative: a sentence of the answer's prose
     decided_by: str = ""  # the rule, or "support scorer", that gave the verdict
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _older_name(cls, value: object) -> object:
+        """Runs stored before the three outcomes said "unsupported" for what is now "unconfirmed"."""
+        return "unconfirmed" if value == "unsupported" else value
 
 
 # ----------------------------------------------------------------------------- the four reports

@@ -212,3 +212,30 @@ def test_map_a_topic_watch_progress_see_the_graph_and_open_a_conflict_side(site,
     wait_for(lambda: "/historian/sources/" in browser.current_url)
     assert browser.find_elements(By.ID, "h-mark-first") and href.split("#")[0] in browser.current_url
     assert csp_violations(browser) == []  # the pages, the live progress and the graph work under the CSP
+
+
+def test_check_a_draft_shows_supported_not_confirmed_and_contradicted_apart(site, browser, shots):
+    from selenium.webdriver.common.by import By
+
+    from tests.test_outcomes_web import DRAFT, SHOWN
+
+    app, base = site
+    log_in(browser, base, "alice", "alice-pw")
+    browser.get(f"{base}/historian/verify")
+    browser.find_element(By.ID, "h-text").send_keys(DRAFT)
+    browser.find_element(By.XPATH, "//textarea[@id='h-text']/ancestor::form//button[@type='submit']").click()
+    rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'tr[data-testid="claim"]'))
+    labels = [r.find_element(By.CSS_SELECTOR, '[data-testid="outcome"]') for r in rows]
+    assert [(r.get_attribute("class"), label.text, r.find_element(By.CSS_SELECTOR, ".h-span-label").text)
+            for r, label in zip(rows, labels)] == [(f"h-outcome-{group}", text, span) for group, text, span in SHOWN]
+    colours = [label.value_of_css_property("color") for label in labels]
+    assert len(set(colours)) == 3 and colours[1] == "rgba(164, 0, 0, 1)"  # the contradiction red, the unconfirmed not
+    quotes = [r.find_element(By.CSS_SELECTOR, '[data-testid="evidence-span"]').text for r in rows]
+    assert all(quotes) and "$9,000,000,000" in quotes[1]  # each row shows the span its decision read
+    browser.execute_script("arguments[0].scrollIntoView()", rows[0])
+    browser.save_screenshot(str(shots / "outcomes.png"))
+    # the contradiction's span opens in its source, highlighted
+    rows[1].find_element(By.CSS_SELECTOR, '[data-testid="evidence"] a').click()
+    mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
+    assert " ".join(mark.text.split()) == " ".join(quotes[1].split())
+    assert csp_violations(browser) == []

@@ -97,8 +97,6 @@ WELL_CITED = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 12 regression, not met: 'deep-seated rather than superficial' for the source's 'superficial rather than deep-seated' (a swapped order) is read as support: the scorer does not see the reversal and no hard rule covers it"))
 def test_a_planted_hallucination_is_caught(app):
     with app.app_context():
         result = check_draft(PLANTED)
@@ -131,7 +129,7 @@ def test_a_failing_check_never_verifies(app):
 
         result = verify_draft(WELL_CITED, get_document=document_getter(), search=collection_search(), caps=Caps(), checker=broken)
         assert result.status == "human_review" and result.confidence < 0.6
-        assert all(c.verdict == "unsupported" for c in result.claims)
+        assert all(c.verdict == "unconfirmed" for c in result.claims)
         out = ask("List three causes of the depression", context=make_context(checker=broken))
         assert out["status"] != "verified"
         assert all(c["verdict"] != "supported" for c in out["claims"])

@@ -21,7 +21,7 @@ ELVIS = SourceText(
 def test_names_the_source_keeps_apart_are_not_joined():
     """Names must meet within two consecutive sentences (one may name, the next say "it")."""
     joined = check_claim("El Nuevo Cojo Ilustrado is owned by Time Inc.", [MAGAZINES])
-    assert joined.verdict == "unsupported" and "together" in joined.reason
+    assert joined.verdict == "unconfirmed" and "together" in joined.reason
     assert not check_claim("Golf Magazine is owned by Time Inc.", [MAGAZINES]).flagged
 
 
@@ -34,7 +34,7 @@ def test_irregular_forms_and_the_usa_match_their_source():
 
 def test_a_question_is_not_a_supported_claim_and_drafts_skip_questions():
     result = check_claim("Did Elvis Presley die at Graceland in 1977?", [ELVIS])
-    assert result.verdict == "unsupported" and "question" in result.reason
+    assert result.verdict == "unconfirmed" and "question" in result.reason
     claims = split_claims("Did Elvis die in 1977? Elvis Presley died at Graceland in 1977 [e].")
     assert len(claims) == 1 and claims[0][0].startswith("Elvis Presley died") and claims[0][1] == ["e"]
 
@@ -63,8 +63,6 @@ def test_names_are_matched_as_whole_words():
     assert check_claim("Grant rested at the farmhouse with Lee.", [doc]).flagged  # "lee" is not in "fleet"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 12 regression, not met: 'approved' for a source's 'disapproved' (a prefix negation) is read as support by the scorer; no hard rule catches it"))
 def test_a_claim_that_drops_the_prefix_of_a_cited_word_is_flagged():
     from historian_blueprint.schema import Cited
     from historian_blueprint.verify.evidence import LOCAL_RADIUS
@@ -95,7 +93,7 @@ def test_what_a_claim_says_of_both_names_must_be_said_of_each():
     both = check_claim("Yes, both The New Pornographers and Kings of Leon are American rock bands.", [BANDS])
     assert both.verdict == "contradicted" and "calls The New Pornographers Canadian" in both.reason
     jazz = check_claim("Both The New Pornographers and Kings of Leon are rock bands from Tennessee.", [BANDS])
-    assert jazz.verdict == "unsupported" and "The New Pornographers" in jazz.reason
+    assert jazz.verdict == "unconfirmed" and "The New Pornographers" in jazz.reason
     assert not check_claim("Both The New Pornographers and Kings of Leon are rock bands.", [BANDS]).flagged
     assert not check_claim("Kings of Leon and Rise Against are both American rock bands.", [BANDS]).flagged
 
@@ -115,7 +113,7 @@ def test_a_bare_yes_or_no_answer_is_read_with_its_question():
     no = verify_answer(question, "No.", [BANDS])  # the source calls The New Pornographers Canadian
     assert no.verdict == "supported" and no.claim == "No." and "Canadian" in no.reason
     unsaid = verify_answer("Are both The New Pornographers and Kings of Leon jazz bands?", "No.", [BANDS])
-    assert unsaid.verdict == "unsupported" and "not established" in unsaid.reason  # not saying is not denying
+    assert unsaid.verdict == "unconfirmed" and "not established" in unsaid.reason  # not saying is not denying
     asked = "Are Kings of Leon and Rise Against both American rock bands?"
     assert not verify_answer(asked, "yes", [BANDS]).flagged
     assert verify_answer(asked, "no", [BANDS]).verdict == "contradicted"
@@ -162,8 +160,6 @@ def test_related_forms_dates_and_ordinals_match_but_names_stay_exact():
     assert not check_claim("Christopher Carter is an American television producer.", [carter]).flagged
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 12 regression, not met: a word the source never uses no longer decides a claim (novel words are a soft feature: fit-half cross-validation gave mean balanced accuracy 0.838 soft vs 0.832 decisive), and the calibrated probability of this close wording stays above the cut"))
 def test_light_verbs_and_frequency_words_neither_support_nor_sink_a_claim():
     movie = SourceText("r", "movieName : Dunkirk rating : Rotten Tomatoes : 92 % and average : 8.6/10")
     assert not check_claim("It got a 92% on Rotten Tomatoes.", [movie]).flagged
@@ -180,8 +176,8 @@ def test_a_bare_no_needs_sources_that_contradict_what_was_asked():
     from historian_blueprint.verify.grounding import verify_answer
 
     question = "Was Napoleon born in 1769?"
-    assert verify_answer(question, "No", []).verdict == "unsupported"
-    assert verify_answer(question, "No", [BANDS]).verdict == "unsupported"
+    assert verify_answer(question, "No", []).verdict == "unconfirmed"
+    assert verify_answer(question, "No", [BANDS]).verdict == "unconfirmed"
     corsica = SourceText("n", "Napoleon Bonaparte was born in Ajaccio, Corsica, in 1769.")
     assert verify_answer(question, "No", [corsica]).verdict == "contradicted"
     assert verify_answer(question, "Yes", [corsica]).verdict == "supported"
@@ -190,8 +186,6 @@ def test_a_bare_no_needs_sources_that_contradict_what_was_asked():
     assert verify_answer("Did Lincoln serve as president?", "No", [president]).flagged  # not saying is not denying
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 12 regression, not met: a word the source never uses no longer decides a claim (novel words are a soft feature: fit-half cross-validation gave mean balanced accuracy 0.838 soft vs 0.832 decisive), and the calibrated probability of this close wording stays above the cut"))
 def test_review_cases_stay_flagged():
     """Each of these was called supported by an earlier version of the floor."""
     trial = SourceText("t", "The court found that Smith was not guilty of fraud and that Jones was guilty of theft.")

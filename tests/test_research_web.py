@@ -112,7 +112,7 @@ def test_exports(client):
 
 def test_check_a_draft_page_and_api(client):
     page = client.post("/historian/verify", data={"text": "The President abolished every tax in 1931 [sotu-1931-herbert-hoover]."})
-    assert page.status_code == 200 and "h-verdict-unsupported" in page.get_data(as_text=True)
+    assert page.status_code == 200 and 'class="h-outcome-unconfirmed"' in page.get_data(as_text=True)
     api = client.post("/historian/api/verify", json={"text": "Hoover abolished every tax.", "sources": ["sotu-1931-herbert-hoover"]})
     assert api.status_code == 200 and api.json["status"] != "verified" and api.json["claims"]
     bad = client.post("/historian/api/verify", json={"text": ""})
@@ -197,7 +197,7 @@ def test_check_a_bare_yes_or_no_against_its_question(client):
     assert no["claims"][0]["verdict"] == "contradicted" and no["status"] != "verified"
     unsaid = client.post("/historian/api/verify", json={
         "text": "no", "sources": ["evil-1"], "question": "Was the depression of the nineties caused by tariffs?"}).json
-    assert unsaid["claims"][0]["verdict"] == "unsupported" and "not established" in unsaid["claims"][0]["reason"]
+    assert unsaid["claims"][0]["verdict"] == "unconfirmed" and "not established" in unsaid["claims"][0]["reason"]
     wrong = client.post("/historian/api/verify", json={"text": "yes", "question": "What caused the depression?"})
     assert wrong.status_code == 400 and "yes/no question" in wrong.json["error"]["message"]
     assert client.post("/historian/api/verify", json={"text": "yes", "question": 5}).status_code == 400

@@ -11,6 +11,7 @@ import pytest
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.verify.context import build_context
 from historian_blueprint.verify.grounding import check_claim
+from historian_blueprint.verify.findings import Check
 from historian_blueprint.verify.rules import RULES, comparison, details, polarity, quotation, support
 
 RAILROAD = ("The railroad company laid track across the western plains in 1869. The workers were paid two dollars "
@@ -28,38 +29,58 @@ def context(claim: str, *docs: SourceText, cited: tuple[Cited, ...] = ()):
 def decided_by(claim: str, *docs: SourceText, cited: tuple[Cited, ...] = ()) -> tuple[str, str]:
     """(verdict, name of the last check) of the whole checklist."""
     result = check_claim(claim, list(docs), cited)
-    if result.decided_by == "support scorer" and result.flagged:  # the probability decided; a soft rule says why
-        failed = [c.name for c in result.checks if not c.ok and c.name != "support_model"]
-        return result.verdict, failed[0] if failed else "support scorer"
+    if result.decided_by == "support" and result.flagged:  # the probability decided; a soft rule says why
+        failed = [c.name for c in result.checks if not c.ok and c.name not in ("support", "unexplained_words")]
+        return result.verdict, failed[0] if failed else "support"
     return result.verdict, result.decided_by
 
 
 def test_the_checklist_is_in_order_and_every_rule_is_named():
     names = [rule.__name__ for rule in RULES]
-    assert names[:2] == ["assertion", "evidence"] and names.index("coverage") < names.index("numbers")
+    assert names[:2] == ["assertion", "misattributed"] and names.index("numbers") < names.index("coverage")
+    assert {"affix_negation", "antonym", "near_spelled", "rather_than", "role_swap"} <= set(names)
     assert len(set(names)) == len(names)
+
+
+def test_a_rule_added_as_documented_runs(monkeypatch):
+    """The documented way to add a rule (decorate it) is the way rules run: check_claim reads the registry."""
+    from historian_blueprint.verify.findings import failed
+    from historian_blueprint.verify.rules import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    @registry.rule("conflict", 99, needs="close")
+    def says_zebra(ctx):
+        if "zebra" in ctx.body.lower():
+            return failed(Check("zebra", False), "contradicted", "fabrication", "high", "no zebras in this archive")
+        return None
+
+    source = doc("The railroad company laid track across the western plains in 1869. A zebra was seen.")
+    result = check_claim("A zebra was seen.", [source])
+    assert result.verdict == "contradicted" and result.decided_by == "zebra"
+    assert check_claim("The railroad company laid track across the western plains in 1869.", [source]).verdict == "supported"
 
 
 # ----------------------------------------------------------------------------- support
 def test_assertion_fires_on_a_question_and_not_on_a_quoted_one():
     source = doc('Lincoln asked "who will sign it?" and then signed the proclamation.')
     fired = support.assertion(context("Did Lincoln sign the proclamation?", source))
-    assert fired.verdict == "unsupported" and fired.checks[0].name == "assertion"
+    assert fired.verdict == "unconfirmed" and fired.checks[0].name == "assertion"
     assert support.assertion(context('Lincoln asked "who will sign it?" and then signed the proclamation.', source)) is None
 
 
 def test_evidence_fires_when_no_sentence_shares_a_word_and_not_when_one_does():
     fired = support.evidence(context("Zebras graze quietly at dusk.", doc(RAILROAD)))
-    assert fired.verdict == "unsupported" and fired.type == "fabrication"
+    assert fired.verdict == "unconfirmed" and fired.type == "fabrication"
     result = check_claim("Zebras graze quietly at dusk.", [doc(RAILROAD)])  # the probability decides, the rule explains
-    assert result.verdict == "unsupported" and "nothing in the sources supports" in result.reason
+    assert result.verdict == "unconfirmed" and "nothing in the sources supports" in result.reason
     assert support.evidence(context("Zebras crossed the western plains.", doc(RAILROAD))) is None
 
 
 def test_coverage_fires_when_the_evidence_lacks_most_words_and_not_for_a_related_form():
     source = doc("The commission created a new board of arbitration for the railroads in 1888.")
     fired = support.coverage(context("The governor vetoed a strike settlement for the miners.", source))
-    assert fired.verdict == "unsupported" and fired.checks[0].name == "coverage"
+    assert fired.verdict == "unconfirmed" and fired.checks[0].name == "coverage"
     near = support.coverage(context("The commission's creation of a new board of arbitration for the railroads.", source))
     assert near.verdict is None and near.checks[0].ok  # "creation" is a related form of "created"
 
@@ -67,7 +88,7 @@ def test_coverage_fires_when_the_evidence_lacks_most_words_and_not_for_a_related
 def test_novel_words_fires_on_a_word_the_document_never_has_and_not_on_one_it_has_elsewhere():
     claim = "The railroad company laid golden track across the western plains."
     fired = support.novel_words(context(claim, doc(RAILROAD)))
-    assert fired.verdict == "unsupported" and "golden" in fired.reason
+    assert fired.verdict == "unconfirmed" and "golden" in fired.reason
     # novel words are a soft rule now: they lower the support probability, they no longer decide alone
     plain = check_claim("The railroad company laid track across the western plains.", [doc(RAILROAD)])
     assert check_claim(claim, [doc(RAILROAD)]).probability < plain.probability
@@ -118,7 +139,7 @@ def test_names_fires_on_a_name_the_evidence_lacks_and_not_on_the_voice_of_a_firs
     source = doc("General Sherman ordered the railroad company to lay track across the western plains.")
     claim = "General Grant ordered the railroad company to lay track across the western plains."
     fired = details.names(context(claim, source))
-    assert fired.verdict == "unsupported" and "grant" in fired.reason
+    assert fired.verdict == "unconfirmed" and "grant" in fired.reason
     message = doc("I recommend that the railroad company lay track across the western plains.", title="Annual Message")
     near = details.names(context("The President recommended that the railroad company lay track across the western plains.", message))
     assert near.verdict is None
@@ -127,7 +148,7 @@ def test_names_fires_on_a_name_the_evidence_lacks_and_not_on_the_voice_of_a_firs
 def test_names_together_fires_on_names_the_source_keeps_apart_and_not_on_names_in_neighbouring_sentences():
     apart = doc("Lincoln spoke at Springfield in June. " + "The crops were poor that year. " * 4 + "Douglas spoke at Chicago.")
     fired = details.names_together(context("Lincoln spoke with Douglas at Springfield.", apart))
-    assert fired.verdict == "unsupported" and "together" in fired.reason
+    assert fired.verdict == "unconfirmed" and "together" in fired.reason
     near = doc("Lincoln spoke at Springfield in June. Douglas answered him there.")
     assert details.names_together(context("Lincoln spoke with Douglas at Springfield.", near)).verdict is None
 
@@ -145,7 +166,7 @@ def test_negation_fires_on_an_added_not_and_not_on_a_reworded_one():
 def test_scope_fires_on_a_widened_claim_and_not_on_a_scope_word_the_source_has():
     source = doc("Many banks in the state failed in 1893.")
     fired = polarity.scope(context("All banks in the state failed in 1893.", source))
-    assert fired.verdict == "unsupported" and "'all'" in fired.reason
+    assert fired.verdict == "unconfirmed" and "'all'" in fired.reason
     every = doc("Every bank in the town failed in 1893.")
     assert polarity.scope(context("Every bank in the town failed in 1893.", every)).verdict is None
 
@@ -163,7 +184,7 @@ def test_frequency_fires_on_a_reversed_frequency_and_not_on_a_synonym():
 def test_each_named_fires_when_the_predicate_is_said_of_one_only_and_not_when_said_of_both():
     one = doc("Lincoln was a lawyer in Springfield. Douglas was a judge in Illinois.")
     fired = comparison.each_named(context("Both Lincoln and Douglas were lawyers.", one))
-    assert fired.verdict == "unsupported" and "Douglas" in fired.reason
+    assert fired.verdict == "unconfirmed" and "Douglas" in fired.reason
     both = doc("Lincoln was a lawyer in Springfield. Douglas was a lawyer in Chicago.")
     near = comparison.each_named(context("Both Lincoln and Douglas were lawyers.", both))
     assert near.verdict is None and [c.ok for c in near.checks] == [True, True]
@@ -185,7 +206,7 @@ def test_chronology_fires_on_a_reversed_order_and_not_on_the_right_one():
 
 def test_chronology_leaves_an_order_the_years_cannot_settle_unsupported():
     undated = doc("Shiloh was fought in Tennessee. Gettysburg was fought in Pennsylvania.")
-    assert comparison.chronology(context("Shiloh was fought before Gettysburg.", undated)).verdict == "unsupported"
+    assert comparison.chronology(context("Shiloh was fought before Gettysburg.", undated)).verdict == "unconfirmed"
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.__name__)

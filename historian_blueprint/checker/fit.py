@@ -14,20 +14,33 @@ from historian_blueprint.evaluation import harness
 from historian_blueprint.verify import scorer, support
 
 
-def fit_stage(eval_dir: Path) -> dict[str, Any]:
+def fit_stage(eval_dir: Path, with_scorer: bool = False) -> dict[str, Any]:
+    """Fit the default combination (word-level features: ``combiner.json``) and, with ``with_scorer``, the
+    opt-in one that reads the scorer's logit too (``combiner_scorer.json``)."""
     t0 = time.time()
-    target = scorer.MODEL_DIR / support.COMBINER_FILE
-    target.unlink(missing_ok=True)  # the features do not depend on it; a stale one would refuse to load
-    support._combiner_at.cache_clear()
-    scorer.forget_loaded()
-    rows, groups = [], []
-    for path in harness.labeled_files(eval_dir):
-        _, fit_rows = harness.collect(path, halves=("fit",))  # the check half is not read
-        rows += fit_rows
-        groups += [path.stem] * len(fit_rows)
-    counts = {g: groups.count(g) for g in sorted(set(groups))}
-    info = {"fit_rows": counts, "fitted_at": time.strftime("%Y-%m-%d"), "model_sha256": support.model_digest(scorer.MODEL_DIR)}
-    combiner = harness.fit_combiner(rows, groups, info)
-    target.write_text(json.dumps(combiner.to_json(), indent=2), encoding="utf-8")
-    support._combiner_at.cache_clear()
-    return {"combiner": combiner.to_json(), "seconds": round(time.time() - t0)}
+    out: dict[str, Any] = {}
+    was = support.scorer_in_use()
+    try:
+        for on in ((False, True) if with_scorer else (False,)):
+            support.use_scorer(on)
+            target = scorer.MODEL_DIR / (support.SCORER_COMBINER_FILE if on else support.COMBINER_FILE)
+            target.unlink(missing_ok=True)  # the features do not depend on it; a stale one would refuse to load
+            support._combiner_at.cache_clear()
+            scorer.forget_loaded()
+            rows, groups = [], []
+            for path in harness.labeled_files(eval_dir):
+                _, fit_rows = harness.collect(path, halves=("fit",))  # the check half is not read
+                rows += fit_rows
+                groups += [path.stem] * len(fit_rows)
+            counts = {g: groups.count(g) for g in sorted(set(groups))}
+            info: dict[str, Any] = {"fit_rows": counts, "fitted_at": time.strftime("%Y-%m-%d"),
+                                    "limits": support.FALSE_SUPPORTED_LIMITS}
+            if on:
+                info["model_sha256"] = support.model_digest(scorer.MODEL_DIR)
+            combiner = harness.fit_combiner(rows, groups, info, scorer=on)
+            target.write_text(json.dumps(combiner.to_json(), indent=2), encoding="utf-8")
+            support._combiner_at.cache_clear()
+            out["scorer" if on else "combiner"] = combiner.to_json()
+    finally:
+        support.use_scorer(was)
+    return {**out, "seconds": round(time.time() - t0)}

@@ -21,13 +21,15 @@ from pydantic import ValidationError
 
 from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
 from historian_blueprint.index.service import search_documents
-from historian_blueprint.schema import Cited, SourceText
+from historian_blueprint.schema import CONFLICTS, Cited, SourceText
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.text.words import STOPWORDS, number_vocabulary, numbers
 from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.grounding import verify_answer, verify_claim
-from historian_blueprint.verify.support import Combiner, default_combiner, fit
+from historian_blueprint.verify.support import (
+    DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS, LEXICAL_FEATURES, SCORER_FEATURES, Combiner, default_combiner, fit, scorer_in_use,
+)
 
 FLAGGED_LABELS = ("unsupported", "partially_supported")
 
@@ -140,7 +142,7 @@ def collect(
         text = " ".join(d.text for d in documents)
         claim_words = _baseline_words(item["claim"])
         share = len(claim_words & _baseline_words(text)) / len(claim_words) if claim_words else 1.0
-        hard = result.flagged and result.decided_by != "support scorer"  # a hard rule decided (or the rules alone)
+        hard = result.verdict in CONFLICTS or (result.flagged and result.decided_by not in ("support", "opinion", ""))
         rows.append(Row(
             half(item), item["label"] not in FLAGGED_LABELS, result.flagged, result.verdict,
             verdict.confidence if verdict else 0.0, hard, result.features, item.get("kind") or item["label"], span_ok,
@@ -151,18 +153,19 @@ def collect(
 
 
 def rescore(rows: list[Row], combiner: Combiner) -> list[Row]:
-    """The rows as another combiner would decide them (the hard rules' verdicts stand)."""
+    """The rows as another combiner would decide them (the conflict checks' verdicts stand)."""
     out = []
     for r in rows:
-        if r.features is None:  # decided without the scorer (a failed check): unchanged
+        if r.features is None:  # decided without a reading (a failed check): unchanged
             out.append(r)
             continue
         p = combiner.probability(r.features)
         if r.hard_failed:
-            p = combiner.contradicted(p)  # as check_claim caps it
-        flagged = r.hard_failed or p < combiner.threshold
-        verdict = r.verdict if r.hard_failed else ("unsupported" if flagged else "supported")
-        out.append(replace(r, flagged=flagged, confidence=round(p, 4), verdict=verdict))
+            p = min(p, combiner.threshold * 0.99)  # as decide caps it
+        carried = (not r.hard_failed and combiner.passes(r.features) and r.features.get("unexplained", 0.0) == 0.0
+                   and r.features.get("own_voice", 1.0) == 1.0)
+        verdict = r.verdict if r.hard_failed or (not carried and r.verdict != "supported") else ("supported" if carried else "unconfirmed")
+        out.append(replace(r, flagged=not carried, confidence=round(p, 4), verdict=verdict))
     return out
 
 
@@ -181,8 +184,16 @@ def figures(rows: list[Row]) -> dict[str, Any]:
         per_kind[r.kind][1] += r.flagged
         verdicts[r.verdict] += 1
     latencies = [r.latency_ms for r in rows]
+    false_claims_supported = sum(r.verdict == "supported" for r in pos)
+    conflicts = [r for r in rows if r.verdict in CONFLICTS]
     return {
         "n": len(rows),
+        # the asymmetric figures (DESIGN.md): a false "supported" is the error a historian does not forgive
+        "false_supported": round(false_claims_supported / len(pos), 4) if pos else 0.0,
+        "coverage": round(sum(r.verdict == "supported" for r in neg) / len(neg), 4) if neg else 0.0,
+        "contradiction_precision": round(sum(not r.supported for r in conflicts) / len(conflicts), 4) if conflicts else None,
+        "contradictions": len(conflicts),
+        "unconfirmed_share": round(sum(r.verdict == "unconfirmed" for r in rows) / len(rows), 4) if rows else 0.0,
         "detection_rate": round(detection, 4),
         "false_positive_rate": round(fpr, 4),
         "balanced_accuracy": round((detection + 1 - fpr) / 2, 4),
@@ -225,7 +236,8 @@ def run(path: Path, limit: int | None = None, checker: Callable[..., ClaimResult
 
 
 def _short(f: dict[str, Any]) -> dict[str, Any]:
-    return {k: f[k] for k in ("n", "detection_rate", "false_positive_rate", "balanced_accuracy", "ece")}
+    return {k: f[k] for k in ("n", "false_supported", "coverage", "contradiction_precision", "unconfirmed_share",
+                              "detection_rate", "false_positive_rate", "balanced_accuracy", "ece")}
 
 
 def protocol(paths: list[Path], limit: int | None = None) -> dict[str, Any]:
@@ -253,9 +265,21 @@ def protocol(paths: list[Path], limit: int | None = None) -> dict[str, Any]:
     return out
 
 
-def fit_combiner(rows: list[Row], groups: list[str], info: dict[str, Any] | None = None) -> Combiner:
-    usable = [(r, g) for r, g in zip(rows, groups) if r.features is not None]
-    return fit([r.features for r, _ in usable], [r.supported for r, _ in usable], [g for _, g in usable], info)  # type: ignore[misc]
+def fit_combiner(rows: list[Row], groups: list[str], info: dict[str, Any] | None = None, scorer: bool | None = None) -> Combiner:
+    """Fit the support combination on rows (fit halves only). Rows a conflict check decided, and rows with a
+    word the evidence does not carry, are left out: the decision never reads the probability for them."""
+    names = SCORER_FEATURES if (scorer_in_use() if scorer is None else scorer) else LEXICAL_FEATURES
+    usable = [(r, g) for r, g in zip(rows, groups)
+              if r.features is not None and all(n in r.features for n in names)
+              and not r.hard_failed and r.features.get("unexplained", 0.0) == 0.0 and r.features.get("own_voice", 1.0) == 1.0]
+    # the limits count against every false claim of the file (those a check already caught included)
+    limits = {}
+    for g in set(groups):
+        all_false = sum(1 for r, h in zip(rows, groups) if h == g and not r.supported)
+        left = sum(1 for r, h in usable if h == g and not r.supported)
+        limits[g] = FALSE_SUPPORTED_LIMITS.get(g, DEFAULT_FALSE_SUPPORTED_LIMIT) * all_false / max(left, 1)
+    return fit([r.features for r, _ in usable], [r.supported for r, _ in usable], [g for _, g in usable], info, names,  # type: ignore[misc]
+               limits)
 
 
 def write_report(result: dict[str, Any], directory: Path) -> tuple[Path, Path]:

@@ -1,19 +1,49 @@
-"""Readable renderings of the output schema (Markdown report)."""
+"""Readable renderings of the output schema (Markdown report) and of a claim's outcome, as pages show it."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from datetime import date
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
+from historian_blueprint.schema import CONFLICTS, OUTCOME_LABELS
 from historian_blueprint.text.markdown import md_escape
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 
 
+class Outcome(NamedTuple):
+    """How a claim's verdict is shown: its group (the CSS class ``h-outcome-<group>``), the plain label, and
+    what its evidence span is to the reader."""
+
+    group: Literal["supported", "unconfirmed", "conflict"]
+    label: str
+    span: str
+
+
+_SPAN_LABELS = {"supported": "carried by", "unconfirmed": "closest passage (read it)", "conflict": "the source says"}
+
+
+def outcome(verdict: str) -> Outcome:
+    """The outcome a user sees for a verdict: supported, a conflict a check found, or unconfirmed. Any other
+    verdict (the "unsupported" of runs stored before the three outcomes) is unconfirmed: never verified, never
+    shown as a contradiction."""
+    group = "supported" if verdict == "supported" else "conflict" if verdict in CONFLICTS else "unconfirmed"
+    return Outcome(group, OUTCOME_LABELS.get(verdict, OUTCOME_LABELS["unconfirmed"]), _SPAN_LABELS[group])
+
+
+def outcome_counts(verdicts: Iterable[str]) -> str:
+    """The three outcomes counted apart, in plain words: "3 supported, 1 not confirmed, 0 contradicted" (a
+    misquote or a misattribution counts as contradicted: a conflict the checks found)."""
+    n = Counter(outcome(v).group for v in verdicts)
+    return f"{n['supported']} supported, {n['unconfirmed']} not confirmed, {n['conflict']} contradicted"
+
+
 def to_markdown(output: dict[str, Any], question: str | None = None) -> str:
-    """A readable report: answer, findings, sources, claim verdicts, verification, metadata. Every field that
+    """A readable report: answer, findings, sources, claim outcomes with their spans, verification, metadata. Every field that
     came from a document or a user is written as text (``md_escape``): no raw HTML, no links it did not make."""
     e = md_escape
     lines = []
@@ -29,9 +59,12 @@ def to_markdown(output: dict[str, Any], question: str | None = None) -> str:
             lines.append(f"[{c['id']}] {who}*{e(c['title'])}*, {e(c['locator'])} ({e(c['source_id'])} chars {c['start']}–{c['end']})")
         lines.append("")
     if output["claims"]:
-        lines += ["## Claims checked", "", "| # | verdict | type | claim |", "| --- | --- | --- | --- |"]
+        lines += ["## Claims checked", "", outcome_counts(c["verdict"] for c in output["claims"]), "",
+                  "| # | outcome | type | claim | evidence |", "| --- | --- | --- | --- | --- |"]
         for c in output["claims"]:
-            lines.append(f"| {c['id']} | {e(c['verdict'])} | {e(c['type'] or '')} | {e(c['text'][:160])} |")
+            shown, span = outcome(c["verdict"]), c.get("evidence")
+            quote = f"{shown.span}: “{e(span['text'])}” ({e(span['source_id'])} chars {span['start']}–{span['end']})" if span else ""
+            lines.append(f"| {c['id']} | {e(shown.label)} | {e(c.get('type') or '')} | {e(c['text'][:160])} | {quote} |")
         lines.append("")
     v = output.get("verification") or {}
     if v:

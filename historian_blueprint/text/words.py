@@ -267,7 +267,8 @@ def quantities(text: str) -> list[Quantity]:
                 value = None
             if value is not None and "." in digits:
                 precision = 10.0 ** -len(digits.split(".")[1])
-            year = value is not None and len(raw) == 4 and raw.isdigit() and 1500 <= value <= 2099
+            bare = raw.rstrip(",.")  # "June 1929, against ...": the comma ends the phrase, it is no separator
+            year = value is not None and len(bare) == 4 and bare.isdigit() and 1500 <= value <= 2099
         elif lower[i] in _ORDINAL_WORDS:
             value, word = float(_ORDINAL_WORDS[lower[i]]), True
         elif lower[i] not in _NOT_QUANTITIES:

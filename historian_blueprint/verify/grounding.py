@@ -1,7 +1,15 @@
-"""The grounding floor every engine shares: one claim checked against its sources by the rules in order.
+"""The grounding floor every engine shares: one claim read against its sources, as a careful historian does.
 
-For one claim: build its context (its best evidence: the cited source first, then the other documents),
-then run the rules of ``verify/rules`` until one fails. Every verdict carries its evidence span.
+The path reads as the decision does:
+1. the claim's **context** (``verify/context.py``): its words and names, its best evidence (the cited passage
+   first, then the rest of the cited document, then other documents);
+2. the **conflict checks** (``verify/rules``, kind ``conflict``, in checklist order): the first that fails
+   decides: contradicted, misquote, misattributed (or unconfirmed, when it finds something missing);
+3. the **support reading** (``verify/support.py``): how much of the claim the evidence carries, as one calibrated
+   probability (and the scorer's logit with ``HISTORIAN_VERIFY_SCORER=on``);
+4. one **decision** (``decide``): ``supported`` only above a threshold chosen for precision and with no word
+   of the claim the evidence does not carry; otherwise ``unconfirmed``: "not confirmed: read the source".
+
 Answers to yes/no questions are read with their question (``verify_answer``).
 """
 
@@ -9,15 +17,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentences_of
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
-from historian_blueprint.verify.rules import CARRIED_RULES, HARD_RULES, SOFT_RULES, Rule, details, polarity, quotation, support
-from historian_blueprint.verify.support import Reading, default_combiner, features, read
+from historian_blueprint.verify.rules import Registered, polarity, registered, support
+from historian_blueprint.verify.support import Combiner, default_combiner, features, read, scorer_in_use
 from historian_blueprint.verify.windows import WINDOW_CHARS
 
 
@@ -26,88 +34,52 @@ def check_claim(
     documents: Sequence[SourceText],
     cited: Sequence[Cited] = (),
     search: Search | None = None,
-    rules: Sequence[Rule] | None = None,
     question: str | None = None,
+    scorer: bool | None = None,
 ) -> ClaimResult:
     """Verify one claim against its cited sources (first) and other documents.
 
-    The hard rules run first and the first that fails decides. Otherwise the calibrated support probability
-    (``verify/support.py``) decides, with the soft rules' findings among its features and their reason as
-    the explanation of an unsupported verdict. ``rules`` runs a checklist alone, first failure deciding, as
-    before the scorer existed (also the fallback when the scorer's files are missing).
+    ``question``: the claim answers it (its words must be carried with the claim's). ``scorer``: read with
+    the support scorer too (default: ``HISTORIAN_VERIFY_SCORER``).
     """
     ctx = build_context(claim, documents, cited, search)
-    if rules is not None:
-        return _checklist(ctx, rules)
-    combiner = default_combiner()  # ScorerUnavailable propagates: verify_claim fails safe (not verified)
-    focused = ctx.evidence is not None and ctx.evidence.coverage >= SUPPORT_THRESHOLD
-    located = [(ctx.evidence.source_id, ctx.evidence.start, ctx.evidence.end)] if ctx.evidence is not None else []
-    documents_first = sorted(ctx.primary, key=lambda d: d is not ctx.doc)  # the best evidence's document first
-    reading = read(ctx.body if question is None else f"{question} {ctx.body}", documents_first,
-                   located + [(c.source_id, c.start, c.end) for c in ctx.cited], focused=focused)
     result = ClaimResult(claim, "supported", None, "none", ctx.evidence, ctx.evidence.coverage if ctx.evidence else 0.0,
                          cited=ctx.cited)
-    hard = _first_failure(ctx, _hard_rules(ctx), result)
-    soft = [f for f in (rule(ctx) for rule in SOFT_RULES) if f is not None] if ctx.evidence is not None else []
-    for f in soft:
-        result.checks.extend(f.checks)
-    soft_failed = [f for f in soft if f.verdict is not None]
-    known = next((c for f in soft for c in f.checks if c.name == "novel_words"), None)
-    n_sentences = sum(len(sentences_of(d.text)) for d in ctx.primary[:3])
-    result.features = features(
-        reading, ctx.evidence.coverage if ctx.evidence else 0.0, 1.0 if known is None or known.ok else 0.0, hard is not None,
-        question is not None, n_sentences, len(ctx.words),
-    )
-    p = combiner.probability(result.features)
-    carried = p >= combiner.threshold
-    if hard is None and carried and not focused:  # carried by a window the hard rules have not read yet
-        hard = _first_failure(_read_at(ctx, reading), CARRIED_RULES, result)
-    if hard is not None:
-        p = combiner.contradicted(p)
-    result.probability = round(p, 4)
-    result.checks.append(Check("support_model", p >= combiner.threshold,
-                               f"p={p:.2f} (threshold {combiner.threshold:.2f}; scorer logit {reading.logit:.2f})"))
-    if hard is not None:
-        return _decide(result, hard, hard.checks[0].name if hard.checks else "rules")
-    return _by_probability(ctx, result, carried, soft_failed, reading)
+    conflict = conflict_checks(ctx, result)
+    on = scorer_in_use() if scorer is None else scorer
+    reading = read_support(ctx, question, on)
+    if conflict is None and reading.carried and reading.window_ctx is not ctx:
+        # carried by a window the conflict checks have not read yet: they read it too
+        conflict = conflict_checks(reading.window_ctx, result, only_close=True)
+    result.checks.extend(reading.checks)
+    return decide(ctx, result, conflict, reading)
 
 
-def _by_probability(ctx: ClaimContext, result: ClaimResult, carried: bool, soft_failed: list[Finding], reading: Reading) -> ClaimResult:
-    """No hard rule failed: the support probability decides; the rules name an unsupported verdict."""
-    p = result.probability
-    result.decided_by = "support scorer"
-    if carried:
-        result.reason = f"the evidence carries the claim (support probability {p:.2f})"
-        if (ctx.evidence is None or ctx.evidence.coverage < SUPPORT_THRESHOLD) and reading.window is not None:
-            result.evidence = Evidence(reading.source_id or "", reading.window.start, reading.window.end, reading.window.text,
-                                       result.support)
-        return result
-    note = f" (support probability {p:.2f})"
-    reversed_ = polarity.reversed_opinion(ctx)
-    if reversed_ is not None:  # names what the probability found: the claim reverses its source's judgement
-        result.checks.extend(reversed_.checks)
-        return _decide(result, reversed_, "support scorer", note)
-    if soft_failed:
-        return _decide(result, soft_failed[0], "support scorer", note)
-    if ctx.evidence is None:
-        why = support.evidence(ctx) or failed(Check("coverage", False), "unsupported", "fabrication", "high", "")
-        return _decide(result, why, "support scorer", note)
-    result.verdict, result.type, result.severity = "unsupported", "inference", "medium"
-    result.reason = f"the evidence does not carry the claim{note}"
-    return result
+# ----------------------------------------------------------------------------- 2. conflict checks
+def applicable(ctx: ClaimContext, rule: Registered) -> bool:
+    """Whether the evidence is good enough for this check to be read at all (``Registered.needs``)."""
+    if rule.needs == "nothing":
+        return True
+    if ctx.evidence is None or ctx.doc is None:
+        return False
+    close = covered(ctx.wordy, ctx.window_words, ctx.names) >= SUPPORT_THRESHOLD  # numbers are checked on their own
+    return rule.needs == "evidence" or close or (rule.needs == "passage" and _cites_a_passage(ctx))
 
 
-def _hard_rules(ctx: ClaimContext) -> Sequence[Rule]:
-    """With evidence that holds the claim's words, every hard rule reads it. Where the cited region is weak,
-    only what does not need that evidence: assertion, misattribution, quotations and their speaker (numbers,
-    names and negation are checked against the window that carries the claim, ``CARRIED_RULES``)."""
-    if ctx.evidence is None:
-        return (HARD_RULES[0], _misattributed)
-    if ctx.evidence.coverage < SUPPORT_THRESHOLD:
-        weak = (HARD_RULES[0], _misattributed, quotation.quotation, quotation.speaker)
-        # a claim that cites a passage is held to that passage's figures, however it rewords the rest
-        return (*weak, details.numbers) if _cites_a_passage(ctx) else weak
-    return HARD_RULES
+def conflict_checks(ctx: ClaimContext, result: ClaimResult, only_close: bool = False) -> Finding | None:
+    """Run the conflict checks in order; the first that fails decides (its checks are kept on the result)."""
+    for rule in registered("conflict"):
+        if only_close and rule.needs not in ("close", "passage"):
+            continue
+        if not applicable(ctx, rule):
+            continue
+        finding = rule.check(ctx)
+        if finding is None:
+            continue
+        result.checks.extend(finding.checks)
+        if finding.verdict is not None:
+            return finding
+    return None
 
 
 def _cites_a_passage(ctx: ClaimContext) -> bool:
@@ -117,33 +89,125 @@ def _cites_a_passage(ctx: ClaimContext) -> bool:
                and c.start < ctx.evidence.end + LOCAL_RADIUS and c.end > ctx.evidence.start - LOCAL_RADIUS for c in ctx.cited)
 
 
-def _read_at(ctx: ClaimContext, reading: Reading) -> ClaimContext:
-    """The claim's context with the scorer's best window as its evidence."""
-    if reading.window is None:
+# ----------------------------------------------------------------------------- 3. the support reading
+@dataclass
+class SupportReading:
+    """How far the evidence carries the claim: the features, the calibrated probability and its cut."""
+
+    features: dict[str, float]
+    probability: float
+    combiner: Combiner
+    unexplained: list[str]
+    own_voice: list[str]
+    soft_failed: list[Finding]
+    checks: list[Check]
+    window_ctx: ClaimContext      # the context whose evidence carries the claim (the scorer may find a better window)
+    window: Evidence | None
+
+    @property
+    def carried(self) -> bool:
+        return self.combiner.passes(self.features) and not self.unexplained and not self.own_voice
+
+
+def read_support(ctx: ClaimContext, question: str | None, scorer: bool) -> SupportReading:
+    """Measure the claim against its evidence; with ``scorer``, also read the scorer's best window."""
+    combiner = default_combiner(scorer)  # ScorerUnavailable propagates: verify_claim fails safe (not verified)
+    window_ctx, logit = ctx, None
+    if scorer:
+        focused = ctx.evidence is not None and ctx.evidence.coverage >= SUPPORT_THRESHOLD
+        located = [(ctx.evidence.source_id, ctx.evidence.start, ctx.evidence.end)] if ctx.evidence is not None else []
+        documents_first = sorted(ctx.primary, key=lambda d: d is not ctx.doc)
+        reading = read(ctx.body if question is None else f"{question} {ctx.body}", documents_first,
+                       located + [(c.source_id, c.start, c.end) for c in ctx.cited], focused=focused)
+        logit = reading.logit
+        if not focused and reading.window is not None:
+            window_ctx = _read_at(ctx, reading.source_id or "", reading.window.start, reading.window.end)
+    soft = [f for f in (r.check(window_ctx) for r in registered("support") if applicable(window_ctx, r)) if f is not None]
+    checks = [c for f in soft for c in f.checks]
+    known = next((c for c in checks if c.name == "novel_words"), None)
+    missing = support.unexplained(window_ctx)
+    asked = frozenset(content_words(question)) - frozenset(content_words(ctx.body)) if question else frozenset()
+    local = support.local_coverage(window_ctx)
+    answered = support.local_coverage(window_ctx, asked, span=1) if question else 1.0
+    n_sentences = sum(len(sentences_of(d.text)) for d in ctx.primary[:3])
+    f = features(window_ctx.evidence.coverage if window_ctx.evidence else 0.0, local, answered, len(missing),
+                 1.0 if known is None or known.ok else 0.0, question is not None, n_sentences, len(ctx.words), logit)
+    p = combiner.probability(f)
+    voice = support.own_voice(window_ctx)
+    f["own_voice"] = 0.0 if voice else 1.0  # read by the decision as a rule, not weighed
+    checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
+    if voice:
+        checks.append(Check("own_voice", False, ", ".join(voice)))
+    checks.append(Check("support", p >= combiner.threshold, f"p={p:.2f} (threshold {combiner.threshold:.2f}"
+                        + (f"; scorer logit {logit:.2f})" if logit is not None else ")")))
+    return SupportReading(f, round(p, 4), combiner, missing, voice, [x for x in soft if x.verdict is not None], checks,
+                          window_ctx, window_ctx.evidence)
+
+
+def _read_at(ctx: ClaimContext, source_id: str, start: int, end: int) -> ClaimContext:
+    """The claim's context with another window of its documents as its evidence."""
+    doc = next((d for d in ctx.primary if d.source_id == source_id), ctx.doc)
+    if doc is None:
         return ctx
-    doc = next((d for d in ctx.primary if d.source_id == reading.source_id), ctx.doc)
-    window = Evidence(reading.source_id or "", reading.window.start, reading.window.end, reading.window.text,
-                      covered(ctx.wordy, set(content_words(reading.window.text)), ctx.names))
+    text = doc.text[start:end]
+    window = Evidence(source_id, start, end, text, covered(ctx.wordy, set(content_words(text)), ctx.names))
     return replace(ctx, doc=doc, evidence=window)  # a new context: its cached alignment is computed afresh
 
 
-def _misattributed(ctx: ClaimContext) -> Finding | None:
-    share = ctx.evidence.coverage if ctx.evidence is not None else 0.0
-    return support.misattribution(ctx, Check("misattribution", False, f"{share:.2f} of the claim's words in the cited source"))
+# ----------------------------------------------------------------------------- 4. the decision
+def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, reading: SupportReading) -> ClaimResult:
+    """One decision: a conflict decides; else supported only when the evidence carries the claim (probability
+    above the precision cut, no word of it unexplained); else unconfirmed, with what is missing named."""
+    result.features = reading.features
+    p = reading.probability
+    if conflict is not None:
+        result.probability = round(min(p, reading.combiner.threshold * 0.99), 4)  # never above the cut
+        return _apply(result, conflict, conflict.checks[0].name if conflict.checks else "rules")
+    result.probability = p if reading.carried else round(min(p, reading.combiner.threshold * 0.99), 4)
+    result.decided_by = "support"
+    if reading.carried:
+        result.reason = f"the evidence carries the claim (support {p:.2f})"
+        if reading.window is not None and reading.window_ctx is not ctx:
+            result.evidence = reading.window
+            result.support = reading.window.coverage
+        return result
+    note = f" (support {p:.2f})"
+    reversed_ = polarity.reversed_opinion(ctx)
+    if reversed_ is not None:  # what the reading found is a reversal: the claim judges ill what the source judges well
+        result.checks.extend(reversed_.checks)
+        return _apply(result, reversed_, "opinion", note)
+    if ctx.evidence is None:
+        why = support.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication", "high",
+                                             "nothing in the sources carries this claim")
+        return _apply(result, why, "support", note)
+    if reading.soft_failed:
+        return _apply(result, reading.soft_failed[0], "support", note)
+    result.verdict, result.severity = "unconfirmed", "medium"
+    if reading.own_voice:
+        result.type = "inference"
+        result.reason = (f"the claim speaks for its writer ('{reading.own_voice[0]}') where the source does not: "
+                         f"not confirmed, read the source{note}")
+    elif reading.unexplained:
+        result.type = "unverified_detail"
+        shown = ", ".join(f"'{w}'" for w in reading.unexplained[:4])
+        result.reason = f"the cited passage does not say {shown}: not confirmed, read the source{note}"
+    else:
+        result.type = "inference"
+        short = [name for name, low in reading.combiner.minimums if reading.features.get(name, -1.0) < low]
+        why = GATE_REASONS.get(short[0], "") if short else ""
+        result.reason = f"the cited passage does not clearly carry the claim{why}: not confirmed, read the source{note}"
+    return result
 
 
-def _first_failure(ctx: ClaimContext, rules: Sequence[Rule], result: ClaimResult) -> Finding | None:
-    for rule in rules:
-        finding = rule(ctx)
-        if finding is None:
-            continue
-        result.checks.extend(finding.checks)
-        if finding.verdict is not None:
-            return finding
-    return None
+GATE_REASONS = {
+    "coverage": " (it holds too few of the claim's words)",
+    "local": " (its words are spread over the passage, not said together in one place)",
+    "answered": " (the answer is not in the sentence that holds what the question asks)",
+    "claim_size": " (the claim is too short to carry a checkable fact)",
+}
 
 
-def _decide(result: ClaimResult, finding: Finding, by: str, note: str = "") -> ClaimResult:
+def _apply(result: ClaimResult, finding: Finding, by: str, note: str = "") -> ClaimResult:
     result.verdict, result.type, result.severity = finding.verdict, finding.type, finding.severity  # type: ignore[assignment]
     result.reason = finding.reason + note
     result.decided_by = by
@@ -154,15 +218,26 @@ def _decide(result: ClaimResult, finding: Finding, by: str, note: str = "") -> C
     return result
 
 
-def _checklist(ctx: ClaimContext, rules: Sequence[Rule]) -> ClaimResult:
-    """The rules alone, in order, the first failure deciding."""
-    result = ClaimResult(ctx.claim, "supported", None, "none", ctx.evidence, ctx.evidence.coverage if ctx.evidence else 0.0,
-                         cited=ctx.cited)
-    finding = _first_failure(ctx, rules, result)
-    if finding is not None:
-        return _decide(result, finding, finding.checks[0].name if finding.checks else "rules")
-    result.reason = "the evidence contains the claim's words, numbers and names"
-    result.decided_by = "rules"
+def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> ClaimResult:
+    """A claim read against one exact span (a judge's quote, re-anchored in the cited source): supported only
+    when every conflict check passes on it and the span carries every word of the claim (a related form or
+    synonym counts); otherwise the verdict the checks give, or unconfirmed."""
+    cite = Cited(doc.source_id, start, end)
+    ctx = build_context(claim, [doc], [cite])
+    span = doc.text[start:end]
+    evidence = Evidence(doc.source_id, start, end, span, covered(ctx.wordy, set(content_words(span)), ctx.names))
+    ctx = replace(ctx, doc=doc, evidence=evidence)
+    result = ClaimResult(claim, "supported", None, "none", evidence, evidence.coverage, cited=[cite], decided_by="quote")
+    conflict = conflict_checks(ctx, result)
+    if conflict is not None:
+        return _apply(result, conflict, conflict.checks[0].name if conflict.checks else "rules")
+    missing = support.unexplained(ctx)
+    result.checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
+    if missing or evidence.coverage < SUPPORT_THRESHOLD:
+        result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
+        result.reason = f"the quoted words do not carry {', '.join(repr(w) for w in missing[:4]) or 'the claim'}"
+        return result
+    result.reason = "the quoted words carry the claim and no check finds a conflict"
     return result
 
 
@@ -174,8 +249,8 @@ def verify_claim(
     checker: Callable[..., ClaimResult] | None = None,
     question: str | None = None,
 ) -> ClaimResult:
-    """check_claim that fails safe: an error in any check gives an unverified claim, never a supported one.
-    ``question``: the claim answers it (the scorer reads the two together)."""
+    """check_claim that fails safe: an error in any check gives an unconfirmed claim, never a supported one.
+    ``question``: the claim answers it (its words are read with the claim's)."""
     try:
         if checker is None:
             result = check_claim(claim, documents, cited, search, question=question)
@@ -186,9 +261,10 @@ def verify_claim(
         return result
     except Exception as exc:  # fail safe: record why, never call it supported
         return ClaimResult(
-            claim, "unsupported", "unverified_detail", "high", None, 0.0,
+            claim, "unconfirmed", "unverified_detail", "high", None, 0.0,
             [Check("verifier", False, f"{type(exc).__name__}: {exc}")],
             reason=f"verification failed ({type(exc).__name__}); the claim is not verified", cited=list(cited),
+            probability=0.0,
         )
 
 
@@ -255,6 +331,6 @@ def verify_answer(
         result.verdict, result.type, result.severity = "supported", None, "none"
         result.reason = f"'no': the sources contradict that {statement} ({why})"
         return result
-    result.verdict, result.type, result.severity = "unsupported", "unverified_detail", "medium"
+    result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
     result.reason = f"'no' is not established: the sources do not contradict that {statement} ({why})"
     return result

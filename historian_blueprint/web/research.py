@@ -14,7 +14,7 @@ from flask import (
 from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.config import PROFILES
-from historian_blueprint.graph.export import bibliography, to_markdown
+from historian_blueprint.graph.export import bibliography, outcome, outcome_counts, to_markdown
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.verify.service import check_draft
@@ -182,6 +182,9 @@ def register(bp: Blueprint) -> None:
     @bp.app_template_global("historian_source_url")
     def source_url(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
         return source_link(source_id, start, end, run_id)
+
+    bp.add_app_template_filter(outcome, "historian_outcome")  # verdict -> (group, label, span)
+    bp.add_app_template_global(outcome_counts, "historian_outcome_counts")
 
     # ------------------------------------------------------------------ ask
     @bp.get("/ask")

@@ -12,8 +12,10 @@ from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, naming, sentences_of
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
+from historian_blueprint.verify.rules.registry import rule
 
 
+@rule("conflict", 80, needs="close")
 def each_named(ctx: ClaimContext) -> Finding | None:
     """"both A and B are P": P is said of each of them, not of one beside the other."""
     checks: list[Check] = []
@@ -24,10 +26,11 @@ def each_named(ctx: ClaimContext) -> Finding | None:
         other = attribute_replaced(name, predicate, ctx.primary)
         if other:
             return failed(tuple(checks), "contradicted", "fabrication", "high", f"the source calls {name} {other}, not {predicate}")
-        return failed(tuple(checks), "unsupported", "unverified_detail", "high", f"the source does not say of {name}: {predicate}")
+        return failed(tuple(checks), "unconfirmed", "unverified_detail", "high", f"the source does not say of {name}: {predicate}")
     return passed(*checks) if checks else None
 
 
+@rule("conflict", 85, needs="close")
 def chronology(ctx: ClaimContext) -> Finding | None:
     """"A ... before B": the years the sources give each of them are in that order."""
     order = claimed_order(ctx.body, ctx.primary)
@@ -39,7 +42,7 @@ def chronology(ctx: ClaimContext) -> Finding | None:
     if first_year is not None and second_year is not None and first_year > second_year:
         return failed(check, "contradicted", "fabrication", "high", f"the sources date {first} to {first_year}, after {second} ({second_year})")
     if not ok:  # an order the sources' dates cannot settle is not verified
-        return failed(check, "unsupported", "inference", "medium", f"the sources do not date {first} and {second} apart, so the order is not checked")
+        return failed(check, "unconfirmed", "inference", "medium", f"the sources do not date {first} and {second} apart, so the order is not checked")
     return passed(check)
 
 

@@ -9,27 +9,40 @@ from historian_blueprint.text.words import capitalized_terms, quantities, rounds
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import names_together as mentioned_together
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
+from historian_blueprint.verify.rules.registry import rule
 
 # Third-person names for the first-person voice of a document ("I recommend" -> "The President recommended").
 VOICE_ROLES = frozenset("president author speaker narrator interviewee writer informant secretary governor".split())
 FIRST_PERSON = frozenset("i we my our me us".split())
 
 
+_THIS_YEAR = re.compile(r"\b(?:this|the present|the current) (?:fiscal )?year\b", re.I)
+YEAR_RADIUS = 600  # characters around the evidence where a year that dates it may stand
+
+
+@rule("conflict", 40, needs="passage")
 def numbers(ctx: ClaimContext) -> Finding:
     """Every number, amount and date of the claim is in the evidence (a figure the claim says is approximate
     may be the evidence's, rounded); another number there contradicts it."""
     claimed = quantities(ctx.body)
     stated = [q.value for q in quantities(ctx.evidence.text)]
     missing = [q for q in claimed if not any(rounds_to(q, s) for s in stated)]
-    shown = ", ".join(f"{q.value:,.10g}" for q in missing)
+    if ctx.doc is not None:  # a year the passage's neighbourhood gives ("the fiscal year ending June 30, 1929") dates it
+        near = ctx.doc.text[max(0, ctx.evidence.start - YEAR_RADIUS): ctx.evidence.end + YEAR_RADIUS]
+        years_near = {q.value for q in quantities(near) if q.year}
+        if _THIS_YEAR.search(ctx.evidence.text):  # "June 30 this year" in a dated document is that year
+            years_near |= {q.value for q in quantities(ctx.doc.byline) if q.year}
+        missing = [q for q in missing if not (q.year and q.value in years_near)]
+    shown = ", ".join(f"{q.value:.0f}" if q.year else f"{q.value:,.10g}" for q in missing)
     check = Check("numbers", not missing, shown)
     if missing:
         unused = [s for s in stated if not any(rounds_to(q, s) for q in claimed)]
-        return failed(check, "contradicted" if unused else "unsupported", "unverified_detail", "high",
+        return failed(check, "contradicted" if unused else "unconfirmed", "unverified_detail", "high",
                       f"{shown} is not in the evidence")
     return passed(check)
 
 
+@rule("conflict", 50, needs="close")
 def names(ctx: ClaimContext) -> Finding:
     """Every name, place and institution of the claim is in the evidence or the source's title and author."""
     context = normalize(f"{ctx.evidence.text} {ctx.doc.byline}")
@@ -42,10 +55,11 @@ def names(ctx: ClaimContext) -> Finding:
     ]
     check = Check("names", not missing, ", ".join(missing))
     if missing:
-        return failed(check, "unsupported", "unverified_detail", "high", f"{', '.join(missing)} is not in the evidence")
+        return failed(check, "unconfirmed", "unverified_detail", "high", f"{', '.join(missing)} is not in the evidence")
     return passed(check)
 
 
+@rule("conflict", 55, needs="close")
 def names_together(ctx: ClaimContext) -> Finding:
     """Names the source mentions apart are not joined by the claim ("X is owned by Y" where X and Y never meet)."""
     metadata = normalize(ctx.doc.byline)
@@ -53,5 +67,5 @@ def names_together(ctx: ClaimContext) -> Finding:
     together = len(named) < 2 or mentioned_together(named, ctx.doc, evidence=ctx.evidence)
     check = Check("names_together", together, ", ".join(named))
     if not together:
-        return failed(check, "unsupported", "fabrication", "high", f"the source never mentions {', '.join(named)} together")
+        return failed(check, "unconfirmed", "fabrication", "high", f"the source never mentions {', '.join(named)} together")
     return passed(check)

@@ -7,6 +7,7 @@ from historian_blueprint.text.words import FREQUENT, INFREQUENT, words
 from historian_blueprint.verify.alignment import flips
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
+from historian_blueprint.verify.rules.registry import rule
 
 NEGATIONS = frozenset(
     "not no never none nothing neither nor nobody nowhere cannot without n't hardly scarcely".split()
@@ -22,6 +23,7 @@ def is_negation(token: str) -> bool:
     return token in NEGATIONS or token.endswith("n't")
 
 
+@rule("conflict", 60, needs="close")
 def negation(ctx: ClaimContext) -> Finding:
     """A "not" added or dropped where the claim otherwise follows the source."""
     flipped = flips(ctx.alignment, NEGATIONS)
@@ -32,6 +34,7 @@ def negation(ctx: ClaimContext) -> Finding:
     return passed(check)
 
 
+@rule("conflict", 75, needs="close")
 def scope(ctx: ClaimContext) -> Finding:
     """A scope word (all, every, never, certainly ...) the source's words around the evidence do not have."""
     region = set(ctx.alignment.region)
@@ -41,10 +44,11 @@ def scope(ctx: ClaimContext) -> Finding:
     )
     check = Check("scope", not widened, ", ".join(widened))
     if widened:
-        return failed(check, "unsupported", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
+        return failed(check, "unconfirmed", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
     return passed(check)
 
 
+@rule("conflict", 70, needs="close")
 def frequency(ctx: ClaimContext) -> Finding:
     """"usually" where the source says "rarely" (or the reverse) is not a paraphrase."""
     said, given = set(words(ctx.body)), set(words(ctx.evidence.text))
@@ -59,7 +63,7 @@ def frequency(ctx: ClaimContext) -> Finding:
 
 # Words that judge something well or ill. Used only to *name* a claim the support probability already found
 # unsupported: when the claim judges ill what its evidence judges well (or the reverse), it is a reversed
-# opinion, "contradicted" rather than merely "unsupported". It never turns a supported claim into a flagged one.
+# opinion, "contradicted" rather than merely "unconfirmed". It never turns a supported claim into a flagged one.
 FAVOURABLE = frozenset(
     "salutary beneficial benefit good wise improve improved improvement prosper prosperous prosperity success "
     "successful strengthen strengthened favorable favourable help helpful restore restored gain sound advantage "

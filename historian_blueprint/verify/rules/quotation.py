@@ -6,8 +6,10 @@ from historian_blueprint.text.normalize import normalize, normalized, quotations
 from historian_blueprint.text.words import capitalized_terms
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
+from historian_blueprint.verify.rules.registry import rule
 
 
+@rule("conflict", 30, needs="evidence")
 def quotation(ctx: ClaimContext) -> Finding | None:
     """Every quotation of the claim (the whole quoted body of 'X said "..."') is verbatim in the source."""
     quotes = quotations(ctx.claim) or ([ctx.body] if ctx.speaker else [])
@@ -20,6 +22,7 @@ def quotation(ctx: ClaimContext) -> Finding | None:
     return passed(*checks) if checks else None
 
 
+@rule("conflict", 35, needs="evidence")
 def speaker(ctx: ClaimContext) -> Finding | None:
     """'X said ...': X is named by the source's title or author or in the evidence."""
     if not ctx.speaker:
