@@ -13,6 +13,7 @@ from flask import Flask
 from historian_blueprint.app import HistorianState, get_state, get_store, setup
 from historian_blueprint.cli import build_cli
 from historian_blueprint.config import ConfigError
+from historian_blueprint.verify import support
 from historian_blueprint.web import build_blueprint
 
 __all__ = ["Historian", "HistorianState", "get_store", "get_state", "ConfigError"]
@@ -35,5 +36,7 @@ class Historian:
     def init_app(self, app: Flask, *, collection: Any = None) -> None:
         """Configure Historian for ``app``: settings, storage, blueprint, commands, teardown."""
         setup(app, self.options, collection if collection is not None else self.collection)
+        # the support reading is process-wide (the verifier is a library below the app): the scorer on or off
+        support.use_scorer(str(app.config["HISTORIAN_VERIFY_SCORER"]).lower() == "on")
         app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
         app.cli.add_command(build_cli())

@@ -80,6 +80,7 @@ DEFAULTS: dict[str, Any] = {
     "VERIFY_VERIFIED_THRESHOLD": 0.80,
     "VERIFY_FLAGGED_THRESHOLD": 0.60,
     "VERIFY_HUMAN_REVIEW_THRESHOLD": 0.40,
+    "VERIFY_SCORER": "off",  # "on": the support scorer's logit joins the support reading (opt-in: README)
     # limits
     "LIMITS_MAX_QUESTION_CHARS": 2000,
     "LIMITS_MAX_DRAFT_CHARS": 20000,
@@ -262,6 +263,8 @@ def validate(values: Mapping[str, Any]) -> None:
         fail("VERIFY_MAX_REVISION_ATTEMPTS", "cannot be negative")
     if not values["VERIFY_HUMAN_REVIEW_THRESHOLD"] <= values["VERIFY_FLAGGED_THRESHOLD"] <= values["VERIFY_VERIFIED_THRESHOLD"]:
         fail("VERIFY_FLAGGED_THRESHOLD", "need HUMAN_REVIEW <= FLAGGED <= VERIFIED thresholds")
+    if str(values["VERIFY_SCORER"]).lower() not in ("on", "off"):
+        fail("VERIFY_SCORER", "must be 'on' or 'off'")
 
 
 _URI_PASSWORD = re.compile(r"(?<=://)([^:/@]*):([^@/]*)@")  # "user:pw@" and ":pw@" (no user)
