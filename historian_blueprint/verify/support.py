@@ -195,6 +195,10 @@ def fit(
     from sklearn.isotonic import IsotonicRegression
     from sklearn.linear_model import LogisticRegression
 
+    if len(set(labels)) < 2:  # too few rows left to fit on (a small --limit): the strict unfitted reading
+        return Combiner(tuple(12.0 if n == "coverage" else (-12.0 if n == "unexplained" else 0.0) for n in names), -11.5,
+                        (), (), 0.5, {"fitted": False, "reason": "one class in the fit rows", **(info or {})}, names,
+                        tuple((n, max(v)) for n, v in GATE_GRID.items()))
     x = np.array([[r[n] for n in names] for r in rows])
     y = np.array(labels, dtype=int)
     sizes = {g: sum(1 for h in groups if h == g) for g in set(groups)}
