@@ -1,11 +1,18 @@
-"""An answer must address its question: constraints nothing cited mentions are named (verify/question.py)."""
+"""An answer must address its question: its type and the constraints nothing cited mentions are named (verify/question.py)."""
 
 from __future__ import annotations
 
-from historian_blueprint.schema import SourceText
+import json
+
+import pytest
+
+from historian_blueprint.graph.run import ask
+from historian_blueprint.roles import extractive
+from historian_blueprint.schema import REFUSAL_PREFIX, Fact, SourceText
 from historian_blueprint.settings import Caps
 from historian_blueprint.verify.draft import verify_draft
-from historian_blueprint.verify.question import constraints, premise, unmet
+from historian_blueprint.verify.question import asks, constraints, holds_type, premise, unmet
+from tests.test_graph import app  # noqa: F401  (the graph tests' fixture: real documents, a built index)
 
 LINCOLN = ("It is proclaimed that all persons held as slaves within any State the people whereof shall then be in "
            "rebellion against the United States shall be then, thenceforward, and forever free.")
@@ -52,3 +59,129 @@ def test_check_a_draft_with_a_question_flags_the_unsupported_constraint():
     assert plain.premise is None
     assert asked.premise is not None and asked.status != "verified"
     assert "on the moon" in asked.premise["finding"]
+
+
+# ----------------------------------------------------------------- the answer's type: what the question asks for
+
+@pytest.mark.parametrize("question, kind", [
+    ("When did Lincoln sign the Emancipation Proclamation?", "date"),
+    ("In what year did Congress repeal the silver-purchase act?", "date"),
+    ("On what date did William McKinley's 1898 message say the Maine was destroyed?", "date"),
+    ("According to Grover Cleveland's 1893 annual message, how many immigrants arrived?", "number"),
+    ("How much silver had the Government bought by 1893?", "number"),
+    ("What percentage of the debt was paid?", "number"),
+    ("Who chaired the Nicaragua Canal Commission?", "person"),
+    ("On whose plantation was Georgia Baker born?", "person"),
+    ("Which president recommended in December 1917 that Congress declare war on Austria-Hungary?", "person"),
+    ("What was the name of Julia Malone's mother, who was killed on Judge Ellison's plantation?", "person"),
+    ("Where did Hiram Mayes's son Oscar serve during the World War?", "place"),
+    ("In which state was Julia Malone born?", "place"),
+    # near misses: the first question word decides, a yes/no question asks for no type, a thing's name is no person
+    ("What did Lincoln say when he signed the proclamation?", "other"),
+    ("Did Grover Cleveland say who would pay for the ships?", "other"),
+    ("What did the president say about silver?", "other"),
+    ("What was the name of the ship?", "other"),
+    ("How did Benjamin Harrison judge the silver-purchase act?", "other"),
+])
+def test_the_question_word_and_its_noun_say_what_type_of_answer_is_asked(question, kind):
+    assert asks(question) == kind
+
+
+def test_a_date_is_a_year_or_a_month_and_day_the_question_does_not_give():
+    assert holds_type("date", "At this juncture, on the 15th of February last, occurred the destruction of the Maine")
+    assert holds_type("date", "until the repeal of its purchasing clause, on the 1st day of November, 1893")
+    assert holds_type("date", "Construing the act of May 6, 1882, in connection with the treaty")
+    assert not holds_type("date", "There is but one cloud upon our horizon.")
+    assert not holds_type("date", "was 168,674,590.46 fine ounces, worth $1,893 an ounce")  # figures, not years
+    assert not holds_type("date", "In 1893 the repeal passed.", question="When in 1893 did the repeal pass?")
+
+
+def test_a_number_is_a_figure_or_number_words_not_a_year():
+    assert holds_type("number", "there arrived at our ports 440,793 immigrants")
+    assert holds_type("number", "I must have helped two or three hundred across the river")
+    assert not holds_type("number", "In 1893 many immigrants arrived at our ports.")
+    assert not holds_type("number", "James Davis of Local No. 14", question="How many votes did Local No. 14 cast?")
+
+
+def test_a_person_is_a_titled_or_full_name_or_the_speaker_of_a_first_person_span():
+    assert holds_type("person", "Julia Malone, 79, was born a slave of Judge Ellison, who owned a plantation",
+                      question="Who owned the plantation where Julia Malone was born?")
+    assert holds_type("person", "With the inauguration of George Puchta as Mayor of Cincinnati, the city")
+    wilson = "Annual Message to Congress (1917) Woodrow Wilson"
+    assert holds_type("person", "I, therefore, very earnestly recommend that the Congress declare war", byline=wilson)
+    # near misses: an office of a place, a body, a country, a third-person span, the question's own names
+    assert not holds_type("person", "He was then Mayor of Cincinnati and the Secretary of the Treasury agreed.")
+    assert not holds_type("person", "The Congress should declare the United States at war.", byline=wilson)
+    assert not holds_type("person", "Julia Malone's mother was killed on Judge Ellison's plantation.",
+                          question="What was the name of Julia Malone's mother, who was killed on Judge Ellison's plantation?")
+
+
+def test_a_place_is_a_name_after_in_at_over_and_the_like():
+    assert holds_type("place", "Oscar was in France in de World War.")
+    assert holds_type("place", "That has shown itself to the south of us, and hangs over Mexico.")
+    assert not holds_type("place", "He reported to Congress in January on the War.")
+    assert not holds_type("place", "controversies between the United States and other nations")
+
+
+def test_a_missing_answer_type_is_a_finding_like_a_missing_constraint():
+    found = premise("When did Lincoln proclaim the slaves in States in rebellion free?", [(LINCOLN, BYLINE)])
+    assert found is not None and not found["refuse"]  # the byline's year is the message's, not the proclamation's
+    assert found["finding"] == "the cited passages hold no date, which the question asks for (“When”)"
+    assert {"text": "When", "kind": "answer", "asks": "date"} in found["unmet"]
+    hadnot = "Interview with Abe Livingston, Texas Federal Writers' Project"
+    acres = premise("How many acres did Luke Hadnot's plantation cover?", [("Luke Hadnot, the owner of about 70 slaves.", hadnot)])
+    assert acres is not None and "no number of acres" in acres["finding"]  # a figure, but not of acres
+    assert premise("How many acres did Luke Hadnot's plantation cover?", [("Luke Hadnot owned about 900 acres.", hadnot)]) is None
+
+
+def test_names_are_compared_as_the_question_writes_them_and_time_frames_are_no_constraint():
+    ports = "The number of immigrants arriving in the United States during the fiscal year was 343,267."
+    assert unmet("How many immigrants arrived at United States ports?", [ports]) == []  # "United States" is one name
+    assert "at the start" not in kinds("Who was inaugurated as mayor of Cincinnati at the start of 1916?")
+
+
+# ------------------------------------------------------------ the offline composer refuses an unheld premise
+
+def fact(text: str, n: int, author: str = "Grover Cleveland") -> Fact:
+    return Fact(source_id=f"d{n}", title="Annual Message to Congress (1893)", author=author, year=1893, start=0,
+                end=len(text), text=text, locator="p. 1", score=0.9, overlap=0.8)
+
+
+SILVER = [fact("The repeal of the silver purchase clause passed the Senate after long debate.", 1),
+          fact("The silver purchase clause had been a burden on the Treasury since its passage.", 2),
+          fact("The repeal of the purchase clause restored confidence in the Senate and the country.", 3)]
+
+
+def test_the_composer_refuses_naming_the_constraint_no_evidence_holds():
+    question = "What did Grover Cleveland say on the moon about the repeal of the silver purchase clause?"
+    refused = extractive.compose(question, SILVER, [question], 10)
+    assert refused.refusal and refused.answer.startswith(REFUSAL_PREFIX)
+    assert refused.answer.endswith("mention the subject but not “on the moon”.")
+    plain = "What did Grover Cleveland say about the repeal of the silver purchase clause?"
+    assert not extractive.compose(plain, SILVER, [plain], 10).refusal  # the near miss: nothing unheld
+
+
+def test_a_refusal_names_what_is_missing_as_the_question_writes_it_never_a_stem():
+    question = "What were the names of the children freed by the repeal of the silver purchase clause?"
+    refused = extractive.compose(question, SILVER, [question], 10)
+    assert refused.refusal and refused.answer.endswith("but not the name of the children.")  # not "child"
+    named = "What was the name of Grover Cleveland's secretary who wrote about the silver purchase clause?"
+    assert extractive.compose(named, SILVER, [named], 10).answer.endswith("but not the name of the secretary.")
+
+
+# ------------------------------------------------------------------------------------ the graph, end to end
+
+def test_a_false_premise_about_a_covered_president_and_year_is_not_verified(app):
+    """Cleveland's 1893 message is in the collection; it never mentions airplanes (it has figures on the Navy)."""
+    with app.app_context():
+        out = ask("How many airplanes did Grover Cleveland say the Navy bought in 1893?")
+    assert out["status"] != "verified"
+    assert "airplanes" in json.dumps(out["verification"].get("premise"), ensure_ascii=False) + out["answer"]
+
+
+def test_an_answerable_when_question_is_verified_with_the_date_in_a_cited_span(app):
+    with app.app_context():
+        out = ask("When was the purchasing clause of the silver law repealed?")
+    assert out["status"] == "verified" and not out["metadata"]["refusal"]
+    assert out["verification"].get("premise") is None
+    assert any("on the 1st day of November, 1893" in c["text"] for c in out["citations"])

@@ -220,13 +220,16 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
         task(state, c), state.get("draft"), state["claims"], reports,
         revisions_left=state.get("revisions", 0) < c.max_revisions, failures=state.get("llm_failures", []),
     )
-    report = outcome.value
+    report = outcome.value.report
     found = (state.get("verification") or {}).get("premise")
     if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": f"{report.summary}; flagged: {found['finding']}"})
-    return {"verification": {"judge": report.model_dump()}, "confidence": report.confidence, "status": report.status,
-            **failures(outcome)}
+    update: dict[str, Any] = {"verification": {"judge": report.model_dump()}}
+    if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
+        update = {"claims": outcome.value.claims,
+                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump()}}
+    return {**update, "confidence": report.confidence, "status": report.status, **failures(outcome)}
 
 
 @node(lambda u: f"revision {u['revisions']}: {len(u['draft'].citations)} findings kept")

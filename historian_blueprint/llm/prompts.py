@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-PROMPT_VERSION = "llm-2026.11-2"
+PROMPT_VERSION = "llm-2026.11-3"
 
 PERSONA = (
     "You are Historian, an objective research assistant for historians working with a collection of primary "
@@ -112,7 +112,13 @@ TASKS = {
     "counter_arguer": "Find the strongest opposing reading of the answer in the retrieved passages (cite their "
                       "ids); say whether both interpretations remain valid. Say none when there is none.",
     "judge": "Weigh the answer, its claims and the three reports. Give a status (verified, flagged, "
-             "needs_revision, human_review), a confidence between 0 and 1, and the revisions required.",
+             "needs_revision, human_review), a confidence between 0 and 1, and the revisions required. "
+             "You may confirm a claim whose floor verdict is unconfirmed only by quoting, verbatim, the words of "
+             "the source it cites that carry it: add {\"claim_id\": <n>, \"source_id\": \"<the source id>\", "
+             "\"quote\": \"<the words, copied exactly>\"} to \"confirmations\". A quote that is not word for word "
+             "in that source, or does not carry every word of the claim, confirms nothing; a claim found "
+             "contradicted, misquoted or misattributed cannot be confirmed. Saying a claim is supported "
+             "without such a quote changes nothing.",
     "refiner": "Revise the answer: remove or qualify the flagged findings using the evidence, keep the rest, "
                "cite only the ids given, and quote exactly.",
     "mapper": "Map the passage: the people, places, organisations, events and dates it names (each name copied "

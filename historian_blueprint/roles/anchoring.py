@@ -1,21 +1,27 @@
-"""Between the LLM composer and the sources: the numbered evidence it is shown, and its quotes anchored back
-to exact offsets (a quote that cannot be anchored is a failed citation, never dropped silently)."""
+"""Between the LLM roles and the sources: the numbered evidence the composer is shown, its quotes anchored back
+to exact offsets (a quote that cannot be anchored is a failed citation, never dropped silently), and the
+judge's quotes, which confirm an unconfirmed claim only when anchored exactly and checked there."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from historian_blueprint.llm import prompts
 from historian_blueprint.llm.budget import fit
-from historian_blueprint.roles.replies import ComposerReply
+from historian_blueprint.roles.replies import ComposerReply, Confirmation
 from historian_blueprint.schema import Answer, Citation, ClaimVerdict, SourceText
 from historian_blueprint.text.markers import EVIDENCE_MARKER, strip_any_markers
 from historian_blueprint.text.spans import Layouts
+from historian_blueprint.verify.confidence import to_verdict
+from historian_blueprint.verify.grounding import confirm_by_quote
 
 # A quote that is not in its passage verbatim may still be anchored when this similar to the source's words.
 ANCHOR_MIN_RATIO = 0.9
+# A judge's quote carries a claim in a sentence or two; a longer one could piece a claim together from a page.
+MAX_CONFIRMING_QUOTE = 600
 
 
 def evidence_block(hits: list[dict[str, Any]], history: list[dict[str, Any]], question: str, budget: int) -> tuple[str, list[str], int]:
@@ -126,3 +132,54 @@ def claims_block(claims: list[ClaimVerdict]) -> str:
         f"{c.evidence.text[:500] if c.evidence else '(none)'}\n  Floor verdict: {c.verdict}"
         for c in claims
     )
+
+
+def confirm(
+    claims: list[ClaimVerdict], confirmations: list[Confirmation], get_document: Callable[[str], SourceText | None],
+) -> tuple[list[ClaimVerdict], list[str]]:
+    """The claims with those the judge's quotes confirm made supported, and a note on every quote.
+
+    A quote confirms a claim only when the claim is unconfirmed (a conflict stands), the quote is from a
+    source the claim cites, it is found there exactly (not fuzzily) and every check passes on those words
+    (``confirm_by_quote``); the claim's evidence is then the quoted span.
+    """
+    by_id = {c.id: c for c in claims}
+    notes: list[str] = []
+    layouts = Layouts()
+    for q in confirmations:
+        claim = by_id.get(q.claim_id)
+        if claim is not None and claim.verdict == "supported":
+            continue  # nothing to confirm
+        if claim is None or claim.verdict != "unconfirmed":
+            notes.append(f"claim {q.claim_id} is {claim.verdict if claim else 'unknown'}: a quote cannot confirm it")
+            continue
+        cited = {*claim.cited_source_ids, *([claim.evidence.source_id] if claim.evidence else [])}
+        doc = get_document(q.source_id) if q.source_id in cited else None
+        if doc is None:
+            notes.append(f"claim {q.claim_id}: the judge quotes {q.source_id}, which the claim does not cite")
+            continue
+        span = claim.evidence if claim.evidence and claim.evidence.source_id == doc.source_id else None
+        placed = anchor(doc, q.quote, span.start if span else 0, span.end if span else 0)
+        if placed is None or placed[2] != "exact":
+            notes.append(f"claim {q.claim_id}: judge quote not found in {doc.source_id}")
+            continue
+        start, end, _ = placed
+        if end - start > MAX_CONFIRMING_QUOTE:
+            notes.append(f"claim {q.claim_id}: judge quote longer than {MAX_CONFIRMING_QUOTE} characters")
+            continue
+        try:
+            result = confirm_by_quote(claim.text, doc, start, end)
+        except Exception as exc:  # fail safe, as the floor does: a check that fails confirms nothing
+            notes.append(f"claim {q.claim_id}: the judge's quote could not be checked ({type(exc).__name__})")
+            continue
+        if result.verdict != "supported":
+            notes.append(f"claim {q.claim_id}: the judge's quote does not confirm it ({result.reason})")
+            continue
+        quoted = doc.text[start:end]
+        by_id[claim.id] = to_verdict(claim.id, result, layouts, lambda _: doc.text).model_copy(update={
+            "part": claim.part, "cited_source_ids": claim.cited_source_ids, "decided_by": "judge quote",
+            "reason": f"the judge quoted “{quoted[:300]}” from {doc.source_id}: those words carry the claim "
+                      "and no check finds a conflict",
+        })
+        notes.append(f"claim {q.claim_id} confirmed by the judge's quote from {doc.source_id}")
+    return [by_id[c.id] for c in claims], notes

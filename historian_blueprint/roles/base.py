@@ -53,6 +53,16 @@ class Reports:
                 "counter": self.counter.model_dump()}
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """The judge's report, with the claims and reports it weighed: the ones it was given, unless a quote it
+    gave confirmed a claim (the LLM judge), and then the claims and reports that quote changed."""
+
+    report: JudgeReport
+    claims: list[ClaimVerdict]
+    reports: Reports
+
+
 class Planner(Protocol):
     def plan(self, task: Task) -> Outcome[list[str]]:
         """The sub-queries to retrieve with (the question first)."""
@@ -85,7 +95,7 @@ class Judge(Protocol):
     def judge(
         self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports, *,
         revisions_left: bool, failures: list[str],
-    ) -> Outcome[JudgeReport]:
+    ) -> Outcome[Judgement]:
         """The final confidence and status; ``failures``: what failed earlier in the run (fail safe)."""
 
 

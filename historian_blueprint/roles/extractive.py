@@ -15,6 +15,7 @@ from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
+from historian_blueprint.verify.question import name_asked, unmet
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
@@ -52,24 +53,26 @@ _FOCUS = re.compile(
     r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?P<phrase>[\w' -]+?)\s+(?:of|on|in|for|with|to|by|at|during|that|from)\b",
     re.I,
 )
-_NAME_OF = re.compile(r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+names?\s+of\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+)?(?P<noun>[\w'-]+)", re.I)
 
 
-def focus(question: str) -> tuple[set[str], bool]:
-    """What a "What was the X of ..." question asks for: X's head word, and whether it asks for a name.
+def focus(question: str) -> tuple[set[str], str, bool]:
+    """What a "What was the X of ..." question asks for: X's head word (its stem, and as the question writes
+    it), and whether it asks for a name.
 
-    "What was the Senate vote on the repeal?" asks for a vote; "What was the name of the wife ...?" asks for
-    a name, of a wife. Evidence that never mentions the vote (or names the wife) does not answer, however
-    much of the rest of the question it shares.
+    "What was the Senate vote on the repeal?" asks for a vote; "What was the name of Julia Malone's mother?"
+    asks for a name, of a mother. Evidence that never mentions the vote (or names the mother) does not answer,
+    however much of the rest of the question it shares.
     """
-    named = _NAME_OF.match(question)
-    if named:
-        return set(content_words(named.group("noun"))), True
+    noun = name_asked(question)
+    if noun:
+        return set(content_words(noun)), noun, True
     match = _FOCUS.match(question)
-    if not match:
-        return set(), False
-    head = content_words(match.group("phrase"))
-    return ({head[-1]} if head else set()), False
+    written = [w for w in match.group("phrase").split() if content_words(w)] if match else []
+    while len(written) > 1 and written[-1].endswith("ed"):  # "the ship named in 1898" asks about a ship
+        written.pop()
+    if not written:
+        return set(), "", False
+    return set(content_words(written[-1])), written[-1], False
 
 
 def answers_focus(fact: Fact, wanted: set[str], name: bool) -> bool:
@@ -189,9 +192,12 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     usable = [f for f in facts if f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP]
     if not usable:
         return refusal(question, facts, searched, n_documents)
-    wanted, name = focus(question)
+    absent = unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts])
+    if absent:  # the question's premise: a name, date or qualifier no evidence found mentions
+        return refusal(question, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
+    wanted, noun, name = focus(question)
     if wanted and not any(answers_focus(f, wanted, name) for f in facts):
-        what = f"the name of the {' '.join(sorted(wanted))}" if name else f"the {' '.join(sorted(wanted))}"
+        what = f"the name of the {noun}" if name else f"the {noun}"
         return refusal(question, facts, searched, n_documents, missing=what)
     wanted = requested_count(question)
     target = min(max(wanted or 4, 3), 8)

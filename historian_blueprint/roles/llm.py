@@ -2,8 +2,10 @@
 
 Each role asks for a small JSON object and turns the reply into Historian's own types. The composer's
 citations are re-anchored in the sources; the verifiers' findings are merged into the floor's reports so
-they can only add doubt. A role whose model fails falls back on the offline role and reports the failure;
-the judge then keeps the answer from being verified.
+they can only add doubt. The judge may confirm an unconfirmed claim, and only by quoting the words of its
+cited source that carry it (re-anchored exactly and checked there); it never overrides a conflict. A role
+whose model fails falls back on the offline role and reports the failure; the judge then keeps the answer
+from being verified.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from historian_blueprint.config import ROLES
 from historian_blueprint.llm import prompts
 from historian_blueprint.llm.client import LLMClient, LLMError, Usage
 from historian_blueprint.roles import extractive, replies
-from historian_blueprint.roles.anchoring import claims_block, evidence_block, to_answer
-from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
+from historian_blueprint.roles.anchoring import claims_block, confirm, evidence_block, to_answer
+from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
 from historian_blueprint.roles.offline import OfflineRoles, flagged
 from historian_blueprint.schema import (
     Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport,
@@ -115,22 +117,40 @@ class LLMRoles:
     def judge(
         self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports, *,
         revisions_left: bool, failures: list[str],
-    ) -> Outcome[JudgeReport]:
-        report = self.offline.judge(task, draft, claims, reports, revisions_left=revisions_left, failures=failures).value
+    ) -> Outcome[Judgement]:
+        def floor(claims: list[ClaimVerdict], reports: Reports) -> Judgement:
+            return self.offline.judge(task, draft, claims, reports, revisions_left=revisions_left, failures=failures).value
+
+        judged = floor(claims, reports)
+        report = judged.report
         failed = [f for f in failures if f.split(":", 1)[0] in VERIFYING_ROLES]
         new: list[str] = []
         if not failed:
-            ask = (f"{_claims_task(task, draft, claims)}\n\nReports:\n{json.dumps(reports.as_dict())}"
-                   f"\n\nThe deterministic checks give: {report.status} at {report.confidence:.2f}.")
             try:
-                report = replies.merge_judge(report, self.llm.ask("judge", ask, replies.JudgeReply))
+                reply = self.llm.ask("judge", self._judge_task(task, draft, claims, reports, report), replies.JudgeReply)
             except LLMError as exc:
                 failed = new = [str(exc)]
+            else:
+                confirmed, notes = confirm(claims, reply.confirmations, task.get_document)
+                if confirmed != claims:  # the floor judges again, over the claims the quotes confirmed
+                    judged = floor(confirmed, replies.refresh_reports(reports, confirmed, task.hits, self.caps))
+                report = replies.merge_judge(judged.report, reply)
+                if notes:
+                    report = report.model_copy(update={"summary": f"{report.summary}; judge quotes: {'; '.join(notes)}"})
         if failed:
             report = replies.failed_judge(report, failed)
         elif draft is not None and any("rejected" in n for n in draft.notes):
             report = replies.cap_for_rejections(report, [n for n in draft.notes if "rejected" in n])
-        return Outcome(report, new)
+        return Outcome(Judgement(report, judged.claims, judged.reports), new)
+
+    def _judge_task(self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports, floor: JudgeReport) -> str:
+        """The claims, the reports, the floor's judgement and, when a claim is unconfirmed, the passages to quote from."""
+        ask = (f"{_claims_task(task, draft, claims)}\n\nReports:\n{json.dumps(reports.as_dict())}"
+               f"\n\nThe deterministic checks give: {floor.status} at {floor.confidence:.2f}.")
+        if any(c.verdict == "unconfirmed" for c in claims):
+            passages, _, _ = self._evidence(task, history=False)
+            ask += f"\n\nRetrieved passages (source ids after the semicolon):\n{passages}"
+        return ask
 
     def revise(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[Answer]:
         if not task.hits:

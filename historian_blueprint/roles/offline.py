@@ -7,10 +7,8 @@ The planner and composer are extractive (``extractive.py``); the verifiers are t
 from __future__ import annotations
 
 from historian_blueprint.roles import extractive
-from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
-from historian_blueprint.schema import (
-    Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport,
-)
+from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
+from historian_blueprint.schema import Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify import reports as floor
@@ -65,11 +63,12 @@ class OfflineRoles:
     def judge(
         self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports, *,
         revisions_left: bool, failures: list[str],
-    ) -> Outcome[JudgeReport]:
-        return Outcome(floor.judge(
+    ) -> Outcome[Judgement]:
+        report = floor.judge(
             claims, reports.challenge, reports.interrogation, reports.counter, self.caps,
             revisions_left=revisions_left, failed_checks=verifier_failed(claims),
-        ))
+        )
+        return Outcome(Judgement(report, claims, reports))
 
     def revise(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[Answer]:
         return Outcome(extractive.revise(draft, flagged(claims)))

@@ -1,5 +1,6 @@
 """What the LLM engine's roles ask their models for (reply schemas), and how a verifier's reply is merged into
-the floor's report: a model can only add doubt, never remove it."""
+the floor's report: a model can only add doubt, never remove it (a judge's quote settles only the floor's own
+doubt, ``refresh_reports``)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from historian_blueprint.roles.base import Reports
 from historian_blueprint.schema import (
     Assessment, ASSESSMENT_ORDER, ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport,
     IssueSeverity, JudgeReport, Status, Weakness, worse,
 )
 from historian_blueprint.settings import Caps
+from historian_blueprint.verify import reports as floor_reports
 from historian_blueprint.verify.confidence import interrogation_penalty, model_challenge_penalty
+
+MODEL = "(model)"  # marks what a model added to a floor's report
 
 
 # ----------------------------------------------------------------------------- reply schemas
@@ -59,18 +64,27 @@ class CounterReply(BaseModel):
     strength: float = Field(0.0, ge=0, le=1)
 
 
+class Confirmation(BaseModel):
+    """The words of a claim's cited source that carry it, quoted verbatim (they confirm an unconfirmed claim)."""
+
+    claim_id: int
+    source_id: str
+    quote: str
+
+
 class JudgeReply(BaseModel):
     status: Status
     confidence: float = Field(ge=0, le=1)
     required_revisions: list[str] = []
     reasoning: str = ""
+    confirmations: list[Confirmation] = []
 
 
 # ----------------------------------------------------------------------------- merging into the floor
 def merge_challenge(floor: ChallengeReport, reply: ChallengerReply, claims: list[ClaimVerdict], caps: Caps) -> ChallengeReport:
     known = {c.id for c in claims}
     added = [w for w in reply.weaknesses if w.claim_id in known]
-    weaknesses = floor.weaknesses + [Weakness(claim_id=w.claim_id, issue=f"(model) {w.issue}", severity=w.severity) for w in added]
+    weaknesses = floor.weaknesses + [Weakness(claim_id=w.claim_id, issue=f"{MODEL} {w.issue}", severity=w.severity) for w in added]
     critical = floor.critical or any(w.severity == "critical" for w in reply.weaknesses if w.claim_id in known)
     serious = {w.claim_id for w in reply.weaknesses if w.claim_id in known and w.severity in ("high", "critical")}
     unsupported = sorted(set(floor.unsupported_claims) | serious)
@@ -88,7 +102,7 @@ def merge_interrogation(floor: InterrogationReport, reply: InterrogatorReply, ca
         other = theirs.get(check.claim_id)
         if other and ASSESSMENT_ORDER.index(other.assessment) > ASSESSMENT_ORDER.index(check.assessment):
             check = CitationCheck(claim_id=check.claim_id, source_id=check.source_id, assessment=other.assessment,
-                                  detail=f"(model) {other.detail}".strip())
+                                  detail=f"{MODEL} {other.detail}".strip())
         merged.append(check)
     good = sum(1 for c in merged if c.assessment in ("exact", "paraphrase"))
     integrity = min(floor.integrity, good / len(merged) if merged else 0.0)
@@ -106,10 +120,36 @@ def merge_counter(floor: CounterReport, reply: CounterReply, hits: list[dict[str
         return floor
     evidence = floor.evidence + [{"source_id": h["source_id"], "text": h["text"][:400], "locator": h.get("locator")} for h in cited]
     return CounterReport(
-        opposing_reading=" / ".join(r for r in (floor.opposing_reading, f"(model) {reply.opposing_reading}") if r),
+        opposing_reading=" / ".join(r for r in (floor.opposing_reading, f"{MODEL} {reply.opposing_reading}") if r),
         evidence=evidence, both_interpretations_valid=floor.both_interpretations_valid or reply.both_interpretations_valid,
         penalty=round(min(caps.counter, max(floor.penalty, caps.counter * reply.strength)), 4),
         summary="the model found an opposing reading in the retrieved passages",
+    )
+
+
+def refresh_reports(reports: Reports, claims: list[ClaimVerdict], hits: list[dict[str, Any]], caps: Caps) -> Reports:
+    """The reports over claims a judge's quote confirmed: the floor's anew, the models' findings merged in again,
+    and any opposing reading of the newly supported claims added to the counter-arguer's."""
+    challenger = ChallengerReply(weaknesses=[
+        ChallengeFinding(claim_id=w.claim_id, issue=w.issue.removeprefix(MODEL).strip(), severity=w.severity)
+        for w in reports.challenge.weaknesses if w.issue.startswith(MODEL)
+    ])
+    interrogator = InterrogatorReply(citations=[
+        CitationJudgement(claim_id=c.claim_id, assessment=c.assessment, detail=c.detail.removeprefix(MODEL).strip())
+        for c in reports.interrogation.citations if c.detail.startswith(MODEL)
+    ])
+    counter, fresh = reports.counter, floor_reports.counter_argue(claims, hits, caps)
+    if fresh.opposing_reading and fresh.opposing_reading not in (counter.opposing_reading or ""):
+        counter = CounterReport(
+            opposing_reading=" / ".join(r for r in (counter.opposing_reading, fresh.opposing_reading) if r),
+            evidence=counter.evidence + fresh.evidence,
+            both_interpretations_valid=counter.both_interpretations_valid or fresh.both_interpretations_valid,
+            penalty=max(counter.penalty, fresh.penalty), summary=fresh.summary,
+        )
+    return Reports(
+        merge_challenge(floor_reports.challenge(claims, caps), challenger, claims, caps),
+        merge_interrogation(floor_reports.interrogate(claims, caps), interrogator, caps),
+        counter,
     )
 
 
