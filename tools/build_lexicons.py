@@ -398,6 +398,17 @@ def input_digests(wordnet: Path) -> list[tuple[str, str]]:
     return digests
 
 
+def within_budget(build, dump, budget: int):
+    """(table, its text, whether it was restricted): the whole table, or the restricted one when its text is
+    over ``budget`` bytes."""
+    table = build(False)
+    text = dump(table)
+    if len(text.encode()) <= budget:
+        return table, text, False
+    table = build(True)
+    return table, dump(table), True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wordnet", default=DEFAULT_WORDNET, help="WordNet dict folder (default: %(default)s)")
@@ -417,21 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     antonyms, ant_stats = build_antonyms(wn)
     antonyms_text = dump_mapping(antonyms)
 
-    derivations_restricted = False
-    derivations = build_derivations(wn, restrict=False)
-    derivations_text = dump_mapping(derivations)
-    if len(derivations_text.encode()) > DERIVATIONS_BUDGET:
-        derivations_restricted = True
-        derivations = build_derivations(wn, restrict=True)
-        derivations_text = dump_mapping(derivations)
-
-    words_restricted = False
-    words = build_words(wn, restrict=False)
-    words_text = dump_list(words)
-    if len(words_text.encode()) > WORDS_BUDGET:
-        words_restricted = True
-        words = build_words(wn, restrict=True)
-        words_text = dump_list(words)
+    derivations, derivations_text, derivations_restricted = within_budget(
+        lambda restrict: build_derivations(wn, restrict), dump_mapping, DERIVATIONS_BUDGET)
+    words, words_text, words_restricted = within_budget(lambda restrict: build_words(wn, restrict), dump_list, WORDS_BUDGET)
 
     exceptions = build_exceptions(wn)
     exceptions_text = dump_exceptions(exceptions)

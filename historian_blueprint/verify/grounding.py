@@ -162,7 +162,7 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
     p = reading.probability
     if conflict is not None:
         result.probability = round(min(p, reading.combiner.threshold * 0.99), 4)  # never above the cut
-        return _apply(result, conflict, conflict.checks[0].name if conflict.checks else "rules")
+        return _apply(result, conflict, _named(conflict))
     result.probability = p if reading.carried else round(min(p, reading.combiner.threshold * 0.99), 4)
     result.decided_by = "support"
     if reading.carried:
@@ -207,6 +207,11 @@ GATE_REASONS = {
 }
 
 
+def _named(finding: Finding) -> str:
+    """The name of the check that gave a finding (what ``decided_by`` shows)."""
+    return finding.checks[0].name if finding.checks else "rules"
+
+
 def _apply(result: ClaimResult, finding: Finding, by: str, note: str = "") -> ClaimResult:
     result.verdict, result.type, result.severity = finding.verdict, finding.type, finding.severity  # type: ignore[assignment]
     result.reason = finding.reason + note
@@ -223,14 +228,13 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
     when every conflict check passes on it and the span carries every word of the claim (a related form or
     synonym counts); otherwise the verdict the checks give, or unconfirmed."""
     cite = Cited(doc.source_id, start, end)
-    ctx = build_context(claim, [doc], [cite])
-    span = doc.text[start:end]
-    evidence = Evidence(doc.source_id, start, end, span, covered(ctx.wordy, set(content_words(span)), ctx.names))
-    ctx = replace(ctx, doc=doc, evidence=evidence)
+    ctx = _read_at(build_context(claim, [doc], [cite]), doc.source_id, start, end)
+    evidence = ctx.evidence
+    assert evidence is not None
     result = ClaimResult(claim, "supported", None, "none", evidence, evidence.coverage, cited=[cite], decided_by="quote")
     conflict = conflict_checks(ctx, result)
     if conflict is not None:
-        return _apply(result, conflict, conflict.checks[0].name if conflict.checks else "rules")
+        return _apply(result, conflict, _named(conflict))
     missing = support.unexplained(ctx)
     result.checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
     if missing or evidence.coverage < SUPPORT_THRESHOLD:

@@ -1,10 +1,12 @@
-"""Is the claim supported: the scorer's reading of the best evidence windows, combined with what the
-grounding rules measured, as one calibrated probability (DESIGN.md, "How verification is judged").
+"""Is the claim supported: what the evidence carries of it, measured (coverage, one-sentence coverage, an
+answer beside its question's words, words nothing carries), and, with ``HISTORIAN_VERIFY_SCORER=on``, the
+support scorer's logit (DESIGN.md, "How verification is judged").
 
-The combination is a logistic regression over a few features, followed by an isotonic calibration, both
-fitted on the *fit* halves of the labeled files only (``historian train-checker --stage fit``) and stored in
-``verify/model/combiner.json``. The hard rules may still contradict a claim the probability calls supported;
-the probability never overrules a hard rule.
+Gates (a minimum per feature) chosen for precision, a logistic regression and an isotonic calibration (the
+claim's confidence) and its cut are fitted on the *fit* halves of the labeled files only (``historian
+train-checker --stage fit``) and stored in ``verify/model/combiner.json`` (``combiner_scorer.json`` for the
+scorer's reading). The conflict checks may still contradict a claim that clears them; nothing here ever
+overrules a conflict check.
 """
 
 from __future__ import annotations

@@ -19,12 +19,8 @@ def _load(name: str) -> object:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _table(name: str) -> dict[str, frozenset[str]]:
-    return _tables(name)
-
-
 @lru_cache(maxsize=None)
-def _tables(name: str) -> dict[str, frozenset[str]]:
+def _table(name: str) -> dict[str, frozenset[str]]:
     data = _load(name)
     return {k: frozenset(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
@@ -59,6 +55,16 @@ def exceptions() -> dict[str, str]:
     return {k: (v[0] if isinstance(v, list) else v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+def _stripped(word: str, endings: tuple[tuple[str, str], ...]):
+    """(ending replaced, candidate base) for each inflectional ending ``word`` has, leaving at least 3 letters."""
+    for suffix, repl in endings:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            yield repl, word[: len(word) - len(suffix)] + repl
+
+
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""))
+
+
 def lemma(word: str) -> str:
     """The dictionary form of an inflected word, as far as WordNet's exceptions and plain endings tell."""
     found = exceptions().get(word)
@@ -67,14 +73,11 @@ def lemma(word: str) -> str:
     known = english()
     if word in known:
         return word
-    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""),
-                         ("er", ""), ("est", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: len(word) - len(suffix)] + repl
-            if base in known:
-                return base
-            if repl == "" and len(base) > 3 and base[-1] == base[-2] and base[:-1] in known:  # stopped -> stop
-                return base[:-1]
+    for repl, base in _stripped(word, (*_INFLECTIONS, ("er", ""), ("est", ""))):
+        if base in known:
+            return base
+        if repl == "" and len(base) > 3 and base[-1] == base[-2] and base[:-1] in known:  # stopped -> stop
+            return base[:-1]
     return word
 
 
@@ -86,12 +89,7 @@ def forms(word: str) -> frozenset[str]:
     if found:
         out.add(found)
     known = english()
-    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ied", "y"), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""),
-                         ("ly", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: len(word) - len(suffix)] + repl
-            if base in known:
-                out.add(base)
+    out |= {base for _, base in _stripped(word, (*_INFLECTIONS, ("ly", ""))) if base in known}
     return frozenset(out)
 
 
