@@ -16,7 +16,7 @@ from historian_blueprint import migrate
 from historian_blueprint.app import get_state, get_store
 from historian_blueprint.cli_bench import register_bench_commands
 from historian_blueprint.corpus.loader import load_corpus
-from historian_blueprint.graph.export import to_markdown
+from historian_blueprint.graph.export import outcome, outcome_counts, to_markdown
 from historian_blueprint.index import service
 from historian_blueprint.settings import LLMSettings
 from historian_blueprint.verify.service import check_draft
@@ -168,9 +168,13 @@ def _register_graph_commands(group: AppGroup) -> None:
             click.echo(json.dumps(data, indent=2, ensure_ascii=False))
             return
         click.echo(f"Status: {result.status} · confidence {result.confidence:.2f}")
+        click.echo(outcome_counts(c.verdict for c in result.claims))
         for c in result.claims:
-            where = f" — {c.evidence.source_id}, {c.evidence.locator}" if c.evidence else ""
-            click.echo(f"  [{c.id}] {c.verdict:<13} {c.text[:90]}{where}")
+            shown = outcome(c.verdict)
+            click.echo(f"  [{c.id}] {shown.label}: {c.text[:90]}")
+            if c.evidence:
+                where = c.evidence.locator or f"chars {c.evidence.start}–{c.evidence.end}"
+                click.echo(f"       {shown.span} {c.evidence.source_id}, {where}: “{c.evidence.text[:200]}”")
             if c.verdict != "supported":
                 click.echo(f"       {c.reason}")
         for role in ("challenge", "interrogation", "counter", "judge"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 # ----------------------------------------------------------------------------- vocabulary
 Status = Literal["verified", "flagged", "needs_revision", "human_review"]
@@ -147,6 +147,12 @@ class ClaimVerdict(BaseModel):
     def _older_name(cls, value: object) -> object:
         """Runs stored before the three outcomes said "unsupported" for what is now "unconfirmed"."""
         return "unconfirmed" if value == "unsupported" else value
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def outcome(self) -> str:
+        """The verdict in plain words, as pages and exports show it ("not confirmed: read the source")."""
+        return OUTCOME_LABELS[self.verdict]
 
 
 # ----------------------------------------------------------------------------- the four reports

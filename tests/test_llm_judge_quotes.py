@@ -166,3 +166,20 @@ def test_only_an_exact_quote_of_a_sentence_or_two_is_checked(app):
     assert claims == [claim]
     assert notes == [f"claim 1: judge quote not found in {HOOVER}",
                      f"claim 1: judge quote longer than {MAX_CONFIRMING_QUOTE} characters"]
+
+
+def test_a_quote_must_carry_the_claim_within_a_sentence_or_two():
+    """Words of the claim scattered over a quote of five sentences do not carry it; the same words in one do."""
+    from historian_blueprint.verify.grounding import confirm_by_quote
+
+    claim = "The railway company paid the striking miners their wages in gold."
+    scattered = ("The railway company met on Monday. The weather was fair and the roads were dry. "
+                 "Later the striking miners gathered at the hall. Nothing was settled that week. "
+                 "Their wages were at last paid in gold.")
+    whole = scattered + " In the end the railway company paid the striking miners their wages in gold."
+    doc = SourceText("doc", whole, "A letter", "A clerk")
+    far = confirm_by_quote(claim, doc, 0, len(scattered))
+    assert far.verdict == "unconfirmed" and "one or two sentences" in far.reason
+    at = whole.index("In the end")
+    near = confirm_by_quote(claim, doc, at, len(whole))
+    assert near.verdict == "supported", near.reason

@@ -11,7 +11,8 @@ from historian_blueprint.roles import extractive
 from historian_blueprint.schema import REFUSAL_PREFIX, Fact, SourceText
 from historian_blueprint.settings import Caps
 from historian_blueprint.verify.draft import verify_draft
-from historian_blueprint.verify.question import asks, constraints, holds_type, premise, unmet
+from historian_blueprint.verify.asked import asks, holds_type
+from historian_blueprint.verify.question import constraints, premise, things, unmet
 from tests.test_graph import app  # noqa: F401  (the graph tests' fixture: real documents, a built index)
 
 LINCOLN = ("It is proclaimed that all persons held as slaves within any State the people whereof shall then be in "
@@ -131,7 +132,26 @@ def test_a_missing_answer_type_is_a_finding_like_a_missing_constraint():
     hadnot = "Interview with Abe Livingston, Texas Federal Writers' Project"
     acres = premise("How many acres did Luke Hadnot's plantation cover?", [("Luke Hadnot, the owner of about 70 slaves.", hadnot)])
     assert acres is not None and "no number of acres" in acres["finding"]  # a figure, but not of acres
-    assert premise("How many acres did Luke Hadnot's plantation cover?", [("Luke Hadnot owned about 900 acres.", hadnot)]) is None
+    assert premise("How many acres did Luke Hadnot's plantation cover?",
+                   [("Luke Hadnot's plantation was about 900 acres.", hadnot)]) is None
+
+
+def test_a_thing_the_question_names_must_be_mentioned_by_a_cited_passage():
+    """Common nouns of the question name what it asks about: a cited passage must mention each one (in any
+    inflection, a related form, a synonym, or written as two words); its verbs may be paraphrased."""
+    gragston = "Interview with Arnold Gragston, Florida Federal Writers' Project"
+    rowed = ("I don't know how I ever rowed the boat across the river the current was strong and I was trembling.", gragston)
+    found = premise("What password did the escaping slaves give Arnold Gragston before he rowed them across?", [rowed])
+    assert found is not None and found["unmet"] == [{"text": "password", "kind": "thing"}]
+    assert "“password”" in found["finding"] and not found["refuse"]
+    maine = ("On the 15th of February last occurred the destruction of the battle ship Maine in the harbor of Havana.",
+             "Annual message William McKinley 1898")
+    assert premise("On what date was the battleship Maine destroyed in Havana harbor?", [maine]) is None
+    acres = ("He owned about 900 acres of land in Jasper County.", "Interview with Abe Livingston")
+    assert premise("How many acres of land did he own in Jasper County?", [acres]) is None  # "acres": "acre" too
+    assert [c.text for c in things("What three steps did Grant suggest to curb speculation in stocks?")] == [
+        "steps", "speculation", "stocks"]  # "suggest", "curb" are verbs here: a passage may paraphrase them
+    assert things("What reasons did Wilson give in his annual message for asking Congress?") == []  # how it asks
 
 
 def test_names_are_compared_as_the_question_writes_them_and_time_frames_are_no_constraint():

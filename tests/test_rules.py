@@ -214,3 +214,20 @@ def test_no_rule_fires_on_a_sentence_copied_from_its_source(rule):
     source = doc(RAILROAD)
     finding = rule(context("The railroad company laid track across the western plains in 1869.", source))
     assert finding is None or finding.verdict is None
+
+
+def test_role_swap_fires_when_two_named_parties_exchange_roles_and_not_in_the_passive():
+    """Read from the dependency parse: "Jones sued Smith" and "Smith was sued by Jones" swap "Smith sued Jones";
+    "Jones was sued by Smith" says the same thing, and a converse verb ("bought from") is no swap."""
+    from historian_blueprint.verify.rules import roles
+
+    suit = doc("In 1871 Smith sued Jones for the debt of the railroad. The case was heard in Boston.")
+    for swapped in ("In 1871 Jones sued Smith for the debt of the railroad.",
+                    "Smith was sued by Jones for the debt of the railroad in 1871."):
+        fired = roles.role_swap(context(swapped, suit))
+        assert fired.verdict == "contradicted" and "jones" in fired.checks[0].detail, swapped
+        assert decided_by(swapped, suit) == ("contradicted", "roles")
+    assert roles.role_swap(context("Jones was sued by Smith for the debt of the railroad in 1871.", suit)).verdict is None
+    sale = doc("In 1819 Spain sold Florida to the United States for five million dollars.")
+    assert roles.role_swap(context("In 1819 the United States sold Florida to Spain for five million dollars.", sale)).verdict == "contradicted"
+    assert roles.role_swap(context("In 1819 the United States bought Florida from Spain for five million dollars.", sale)).verdict is None

@@ -8,6 +8,9 @@ installed by Debian's ``wordnet-base`` package and writes, into --out:
     derivations.json    {"word": ["related form", ...]}  symmetric
     words.json          ["word", ...]                    sorted
     exceptions.json     {"exceptions": {"form": ["base", ...]}}
+    synonyms.json       {"word": ["synonym", ...]}       symmetric
+    indirect_antonyms.json {"word": ["antonym", ...]}    symmetric
+    nouns.json          ["word", ...]                    sorted: mainly nouns
     LICENSE-WordNet.txt the WordNet 3.0 licence and a provenance note
     README.md           what the files are, their counts, how to rebuild them
 
@@ -41,6 +44,7 @@ DEFAULT_DOC = "/usr/share/doc/wordnet-base"
 REPRODUCE = "python3 tools/build_lexicons.py --wordnet /usr/share/wordnet --out historian_blueprint/verify/lexicon"
 
 POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+SS_TYPES = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}  # a sense key's synset type (5: satellite)
 POS_NAMES = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
 WORD_RE = re.compile(r"^[a-z]{3,}$")
 # Exception bases may be short ("was" -> "be", "men" -> "man" is fine anyway).
@@ -77,6 +81,7 @@ class WordNet:
         self.pointers: dict[str, set[tuple[tuple, tuple]]] = defaultdict(set)
         self.lemmas: dict[str, set[str]] = defaultdict(set)  # lemma -> POS set
         self.tag_count: dict[str, int] = defaultdict(int)  # lemma -> summed tag count
+        self.pos_tags: dict[tuple[str, str], int] = defaultdict(int)  # (lemma, pos) -> summed tag count
         self.exceptions: dict[str, set[str]] = defaultdict(set)
         self.synsets: dict[tuple[str, int], list[str]] = {}  # (pos, offset) -> member lemmas
         self.semantic: dict[str, set[tuple[tuple, tuple]]] = defaultdict(set)  # pointers between synsets
@@ -148,8 +153,11 @@ class WordNet:
         # cntlist.rev: "sense_key sense_number tag_cnt"
         for line in self._lines(path):
             key, _number, count = line.split()
-            lemma = key.split("%", 1)[0].lower()
+            lemma, rest = key.lower().split("%", 1)
             self.tag_count[lemma] += int(count)
+            pos = SS_TYPES.get(rest.split(":", 1)[0])
+            if pos:
+                self.pos_tags[(lemma, pos)] += int(count)
 
     def lexical(self, symbol: str):
         for source, target in sorted(self.pointers[symbol]):
@@ -314,6 +322,20 @@ def build_words(wn: WordNet, restrict: bool) -> list[str]:
     return sorted(words)
 
 
+def build_nouns(wn: WordNet) -> list[str]:
+    """Words that are mainly nouns: only noun senses, or noun senses tagged more often than the senses of
+    every other part of speech ("password", "acre", "plantation"; not "judge" or "estimate", used as verbs as
+    often in the tagged corpus)."""
+    out = []
+    for w, parts in wn.lemmas.items():
+        if not is_word(w) or "n" not in parts:
+            continue
+        noun = wn.pos_tags.get((w, "n"), 0)
+        if parts == {"n"} or all(noun > wn.pos_tags.get((w, p), 0) for p in parts - {"n"}):
+            out.append(w)
+    return sorted(out)
+
+
 def build_exceptions(wn: WordNet) -> dict[str, set[str]]:
     table: dict[str, set[str]] = {}
     for form, bases in wn.exceptions.items():
@@ -438,11 +460,13 @@ def main(argv: list[str] | None = None) -> int:
     synonyms_text = dump_mapping(synonyms)
     indirect = build_indirect_antonyms(wn)
     indirect_text = dump_mapping(indirect)
+    nouns = build_nouns(wn)
+    nouns_text = dump_list(nouns)
 
     licence = licence_text(doc, wordnet)
     provenance = (
-        "The files antonyms.json, indirect_antonyms.json, synonyms.json, derivations.json, words.json and\n"
-        "exceptions.json in this\n"
+        "The files antonyms.json, indirect_antonyms.json, synonyms.json, derivations.json, words.json,\n"
+        "nouns.json and exceptions.json in this\n"
         "folder are derived from WordNet 3.0 (Princeton University), as shipped by Debian's\n"
         f"wordnet-base package version {version}, by tools/build_lexicons.py on {args.date}.\n"
         "They are a modification of the WordNet database and are distributed under the\n"
@@ -492,6 +516,7 @@ semantic-concordance sense tags (`cntlist.rev`, and `tagsense_cnt` of the
 | `exceptions.json` | `{{"exceptions": {{"form": ["base", ...]}}}}` | {len(exceptions)} forms |
 | `synonyms.json` | `{{"word": ["synonym", ...]}}`: words sharing a synset, both with a tag count >= 1 | {len(synonyms)} words |
 | `indirect_antonyms.json` | `{{"word": ["antonym", ...]}}`: an adjective satellite against its head's direct antonyms (main/minor) | {len(indirect)} words |
+| `nouns.json` | sorted list of words that are mainly nouns | {len(nouns)} words |
 | `LICENSE-WordNet.txt` | the WordNet 3.0 licence and the provenance of these files | |
 
 * `antonyms.json`: WordNet's direct antonym pointers (`!`, between specific word
@@ -510,6 +535,11 @@ semantic-concordance sense tags (`cntlist.rev`, and `tagsense_cnt` of the
 * `words.json`: {notes_words}.
   It tells whether a near-spelling of a source word (infant/infantry,
   police/policy) is itself another English word.
+* `nouns.json`: words whose WordNet senses are only nouns, or whose noun senses
+  are tagged more often than the senses of every other part of speech (password,
+  acre, plantation; not judge or estimate). It tells the things a question
+  names, which the cited passages must mention, from its verbs, which they may
+  paraphrase.
 * `exceptions.json`: the irregular inflections of `noun.exc`, `verb.exc`,
   `adj.exc` and `adv.exc`, all parts of speech merged, each form with every base
   it can come from (`"axes": ["ax", "axis"]`, `"fell": ["fall"]`; a form that is
@@ -543,6 +573,7 @@ WordNet 3.0 licence reproduced in `LICENSE-WordNet.txt`, built on {args.date}.
         "exceptions.json": exceptions_text,
         "synonyms.json": synonyms_text,
         "indirect_antonyms.json": indirect_text,
+        "nouns.json": nouns_text,
         "LICENSE-WordNet.txt": licence_file,
         "README.md": readme,
     }

@@ -23,6 +23,7 @@ from historian_blueprint.text.markers import marker_ids
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
+from historian_blueprint.verify.reports import premise_summary
 from historian_blueprint.graph.state import State
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -224,7 +225,7 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     found = (state.get("verification") or {}).get("premise")
     if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
-                                           "summary": f"{report.summary}; flagged: {found['finding']}"})
+                                           "summary": premise_summary(report.summary, "flagged", found["finding"])})
     update: dict[str, Any] = {"verification": {"judge": report.model_dump()}}
     if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
         update = {"claims": outcome.value.claims,

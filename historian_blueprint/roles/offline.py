@@ -45,7 +45,8 @@ class OfflineRoles:
         return refined
 
     def compose(self, task: Task, facts: list[Fact] | None) -> Outcome[Answer]:
-        return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents))
+        passages = [f"{h['text']} {h['title']} {h.get('author') or ''} {h.get('year') or ''}" for h in task.hits]
+        return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages))
 
     def refuse(self, task: Task) -> Answer:
         """Say that the collection does not answer (with the closest evidence sentences it found)."""

@@ -14,7 +14,7 @@ from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.grounding import bare_answer, proposition, verify_answer, verify_claim
 from historian_blueprint.verify.question import premise_of
-from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge
+from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge, premise_summary
 
 
 def verify_claims(
@@ -96,6 +96,6 @@ def verify_draft(
         if found:
             status = worse(verification.status, "flagged")  # type: ignore[arg-type]
             judged = verification.judge.model_copy(update={
-                "status": status, "safe_to_publish": False, "summary": f"{verification.judge.summary}; flagged: {found['finding']}"})
+                "status": status, "safe_to_publish": False, "summary": premise_summary(verification.judge.summary, status, str(found["finding"]))})
             verification = verification.model_copy(update={"premise": found, "status": status, "judge": judged})
     return verification

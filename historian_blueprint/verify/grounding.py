@@ -226,7 +226,8 @@ def _apply(result: ClaimResult, finding: Finding, by: str, note: str = "") -> Cl
 def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> ClaimResult:
     """A claim read against one exact span (a judge's quote, re-anchored in the cited source): supported only
     when every conflict check passes on it and the span carries every word of the claim (a related form or
-    synonym counts); otherwise the verdict the checks give, or unconfirmed."""
+    synonym counts), most of them within one sentence or two adjacent ones (a claim pieced together from a
+    long quote is not carried by it); otherwise the verdict the checks give, or unconfirmed."""
     cite = Cited(doc.source_id, start, end)
     ctx = _read_at(build_context(claim, [doc], [cite]), doc.source_id, start, end)
     evidence = ctx.evidence
@@ -237,9 +238,13 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
         return _apply(result, conflict, _named(conflict))
     missing = support.unexplained(ctx)
     result.checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
-    if missing or evidence.coverage < SUPPORT_THRESHOLD:
+    local = support.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
+    result.checks.append(Check("local", local >= SUPPORT_THRESHOLD, f"{local:.2f} of the claim's words in one or two sentences"))
+    if missing or evidence.coverage < SUPPORT_THRESHOLD or local < SUPPORT_THRESHOLD:
         result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
-        result.reason = f"the quoted words do not carry {', '.join(repr(w) for w in missing[:4]) or 'the claim'}"
+        result.reason = (f"the quoted words do not carry {', '.join(repr(w) for w in missing[:4])}" if missing else
+                         "the quoted words do not carry the claim in one or two sentences" if evidence.coverage >= SUPPORT_THRESHOLD
+                         else "the quoted words do not carry the claim")
         return result
     result.reason = "the quoted words carry the claim and no check finds a conflict"
     return result

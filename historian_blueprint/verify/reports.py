@@ -7,7 +7,7 @@ so the floor and the reports can never disagree upward: a claim the floor flags 
 from __future__ import annotations
 
 from historian_blueprint.schema import (
-    ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness,
+    CONFLICTS, ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.normalize import normalize
@@ -30,8 +30,16 @@ def challenge(claims: list[ClaimVerdict], caps: Caps) -> ChallengeReport:
         unsupported_claims=[w.claim_id for w in weaknesses],
         critical=critical,
         penalty=challenge_penalty([w.severity for w in weaknesses], len(claims), caps),
-        summary=f"{len(weaknesses)} of {len(claims)} claims are not carried by their evidence" if claims else "no claims to check",
+        summary=_outcomes(claims) if claims else "no claims to check",
     )
+
+
+def _outcomes(claims: list[ClaimVerdict]) -> str:
+    """"4 of 6 claims supported, 1 not confirmed (read the source), 1 contradicted by a check"."""
+    conflicts = sum(c.verdict in CONFLICTS for c in claims)
+    supported = sum(c.verdict == "supported" for c in claims)
+    return (f"{supported} of {len(claims)} claims supported, {len(claims) - supported - conflicts} not confirmed "
+            f"(read the source), {conflicts} contradicted by a check")
 
 
 def interrogate(claims: list[ClaimVerdict], caps: Caps) -> InterrogationReport:
@@ -124,3 +132,11 @@ def judge(
         safe_to_publish=status == "verified", disagreement=disagreement,
         summary=f"confidence {confidence:.2f} ({base:.2f} − {penalty:.2f} in penalties): {status}",
     )
+
+
+def premise_summary(summary: str, status: str, finding: str) -> str:
+    """The judge's summary with the status the premise check leaves and why: "confidence 0.99 (...): flagged,
+    the question's “password” is not mentioned by any cited evidence ..." (not "verified; flagged")."""
+    head, sep, _ = summary.rpartition(": ")
+    return f"{head if sep else summary}: {status}, {finding}"
+

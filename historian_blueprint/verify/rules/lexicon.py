@@ -48,6 +48,13 @@ def english() -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
+def nouns() -> frozenset[str]:
+    """Words that are mainly nouns in WordNet (only noun senses, or noun senses tagged most often)."""
+    data = _load("nouns.json")
+    return frozenset(data) if isinstance(data, list) else frozenset()
+
+
+@lru_cache(maxsize=None)
 def exceptions() -> dict[str, str]:
     data = _load("exceptions.json")
     if isinstance(data, dict) and "exceptions" in data:

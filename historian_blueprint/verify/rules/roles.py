@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from historian_blueprint.text import parse
 from historian_blueprint.text.words import capitalized_terms, content_words, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import sentences_of
@@ -55,38 +56,72 @@ def rather_than(ctx: ClaimContext) -> Finding | None:
     return passed(Check("order", True))
 
 
-_NAME = re.compile(r"[A-Z][\w'-]*(?:\s+(?:of\s+|de\s+|van\s+)?[A-Z][\w'-]*)*")
+# Who acts and who is acted on, read from spaCy's dependency parse: the agent is the active subject or the
+# passive's "by" phrase; the other parties are the object, the passive subject, the dative and the objects of
+# the verb's prepositions ("sold the ships to Spain", "was defeated by the Germans").
+_AGENT, _OTHERS = ("nsubj",), ("dobj", "nsubjpass", "dative", "attr", "oprd")
+_PARTY_PREPS = frozenset("to from against over with into upon on at for of".split())
 
 
-def _ordered_names(sentence: str, names: list[str]) -> list[tuple[int, str]]:
-    lowered = sentence.lower()
-    return sorted((lowered.find(n.lower()), n) for n in names if n.lower() in lowered)
+def _party(token) -> str | None:
+    """The key of a named party a token heads (a proper noun, or a common noun spaCy tags as an entity):
+    its last name word, lowercased ("President Wilson", "Wilson": wilson)."""
+    if token.pos_ == "PROPN" or token.ent_type_ in ("PERSON", "ORG", "GPE", "NORP"):
+        return token.text.lower().strip(".'")
+    return None
+
+
+def _prepositional(token) -> set[str]:
+    """Named parties in the prepositional phrases a token heads ("to Spain", "from England")."""
+    return {k for prep in token.children if prep.dep_ == "prep" and prep.lower_ in _PARTY_PREPS
+            for g in prep.children if g.dep_ == "pobj" and (k := _party(g))}
+
+
+def relations(text: str) -> list[tuple[str, str, frozenset[str]]]:
+    """(verb lemma, agent, other parties) for each verb of ``text`` that has a named agent and at least one
+    other named party."""
+    out = []
+    for sent in parse.parsed(text).sents:
+        for verb in sent:
+            if verb.pos_ not in ("VERB", "AUX") and verb.dep_ != "ROOT":
+                continue
+            agent, others = None, set()
+            for child in verb.children:
+                if child.dep_ in _AGENT:
+                    agent = _party(child) or agent
+                elif child.dep_ == "agent":  # "by the Germans"
+                    agent = next((k for g in child.children if g.dep_ == "pobj" and (k := _party(g))), agent)
+                elif child.dep_ in _OTHERS:
+                    others |= {k for g in (child, *child.children) if (g is child or g.dep_ == "pobj") and (k := _party(g))}
+                    others |= _prepositional(child)  # "sold Florida to Spain": "to" may hang on the object
+                elif child.dep_ == "prep" and child.lower_ in _PARTY_PREPS:
+                    others |= {k for g in child.children if g.dep_ == "pobj" and (k := _party(g))}
+            if agent and others - {agent}:
+                out.append((verb.lemma_.lower(), agent, frozenset(others - {agent})))
+    return out
 
 
 @rule("conflict", 68, needs="close")
 def role_swap(ctx: ClaimContext) -> Finding | None:
-    """Two parties the claim names around a verb appear the other way round around that verb in one
-    sentence of the source ("Jones sued Smith" for "Smith sued Jones"), with no passive "by" turning it back."""
-    names = [t for t in dict.fromkeys(capitalized_terms(ctx.body)) if len(t) > 1]
-    if len(names) < 2:
+    """Two named parties exchange roles around the same verb: the claim's agent is acted on, and one it acts
+    on is the agent, in a sentence of the evidence ("Jones sued Smith", "Smith was sued by Jones" for "Smith
+    sued Jones"). Read from the dependency parse, so the passive voice is no swap ("Jones was sued by Smith")."""
+    if len([t for t in dict.fromkeys(capitalized_terms(ctx.body)) if len(t) > 1]) < 2:
+        return None  # fewer than two names: nothing to swap (and no parse to pay for)
+    claimed = relations(ctx.body)
+    if not claimed:
         return None
-    claim_order = _ordered_names(ctx.body, names)
-    if len(claim_order) < 2:
-        return None
-    (p1, first), (p2, second) = claim_order[0], claim_order[1]
-    between = ctx.body[p1 + len(first):p2]
-    verbs = set(content_words(between))
-    if not verbs:
-        return None
-    passive = "by" in words(between)
-    for s, e, _ in sentences_of(ctx.evidence.text):
-        sentence = ctx.evidence.text[s:e]
-        order = _ordered_names(sentence, [first, second])
-        if len(order) < 2 or order[0][1] != second:
-            continue
-        gap = sentence[order[0][0] + len(second):order[1][0]]
-        if verbs & set(content_words(gap)) and ("by" in words(gap)) == passive:
-            check = Check("roles", False, f"{first} / {second}")
-            return failed(check, "contradicted", "fabrication", "high",
-                          f"the source has {second} and {first} the other way round")
+    for verb, agent, others in claimed:
+        kin = lexicon.kin(verb)
+        for s, e, _ in sentences_of(ctx.evidence.text):
+            sentence = ctx.evidence.text[s:e]
+            if agent not in sentence.lower():
+                continue
+            for s_verb, s_agent, s_others in relations(sentence):
+                if s_verb != verb and s_verb not in kin:
+                    continue
+                if s_agent in others and agent in s_others:
+                    check = Check("roles", False, f"{verb}: {agent} / {s_agent}")
+                    return failed(check, "contradicted", "fabrication", "high",
+                                  f"the source has {s_agent.title()} as the one who {verb}s {agent.title()}, not the other way round")
     return passed(Check("roles", True))
