@@ -141,6 +141,11 @@ def test_verify_and_ask_commands(app):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["status"] in ("needs_revision", "human_review")
+    outcomes = {c["verdict"]: c["outcome"] for c in data["claims"]}  # the plain words beside the machine verdict
+    assert outcomes.get("supported", "supported") == "supported" and outcomes.get("contradicted") == "contradicted by the source"
+    shown = runner.invoke(args=["historian", "verify", "--text", PLANTED])
+    assert shown.exit_code == 0 and "contradicted by the source: " in shown.output and "the source says " in shown.output
+    assert " supported, " in shown.output.splitlines()[1] and "contradicted" in data["challenge"]["summary"]
     missing = runner.invoke(args=["historian", "verify", "--text", "Some claim here today.", "--source", "no-such-doc"])
     assert missing.exit_code == 1 and "no document with id no-such-doc" in missing.output
     bare = runner.invoke(args=["historian", "verify", "--text", "yes", "--question", "What caused it?"])
@@ -182,3 +187,19 @@ def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constr
     assert out["status"] != "verified"  # refused by the composer (no evidence found is on the moon) or flagged
     assert "on the moon" in json.dumps(out["verification"].get("premise"), ensure_ascii=False) + out["answer"]
     assert gone["status"] != "verified" and "Harriet Tubman" in json.dumps(gone["verification"].get("premise")) + gone["answer"]
+
+
+def test_a_sentence_that_matches_the_question_but_lacks_its_answer_reads_on_into_the_next():
+    """"Where ...?": the sentence with the question's words has no place; the next one ("That ... hangs over
+    Mexico") has it, so the evidence is the two sentences together, at their exact offsets."""
+    from historian_blueprint.roles import extractive as offline
+
+    text = ("The country is at peace. There is but one cloud upon our horizon. "
+            "That has shown itself to the south of us, and hangs over Mexico. The revenues are ample.")
+    hit = {"source_id": "sotu", "title": "Annual Message", "author": "Woodrow Wilson", "year": 1913, "text": text,
+           "start": 100, "locator": "para 1", "score": 1.0}
+    facts = offline.extract("Where did Woodrow Wilson say the one cloud upon our horizon hung?", [hit])
+    assert facts[0].text.startswith("There is but one cloud") and facts[0].text.endswith("hangs over Mexico.")
+    assert text[facts[0].start - 100:facts[0].end - 100] == facts[0].text
+    plain = offline.extract("What did Woodrow Wilson say about the one cloud upon our horizon?", [hit])
+    assert plain[0].text == "There is but one cloud upon our horizon."  # no type asked: the sentence alone

@@ -50,9 +50,10 @@ def question_sets(data: Path, n: int) -> dict[str, list[dict[str, Any]]]:
         path = OWN_SETS / f"{name}.jsonl"
         if path.exists():
             sets[f"own_{name}"] = list(read_jsonl(path))
-    sealed = OWN_SETS / "sealed" / "questions.jsonl"  # written by someone else, measured, never read to write rules
-    if sealed.exists():
-        sets["sealed_questions"] = list(read_jsonl(sealed))
+    for name in ("questions", "questions_2"):  # written by someone else, measured, never read to write rules
+        sealed = OWN_SETS / "sealed" / f"{name}.jsonl"
+        if sealed.exists():
+            sets[f"sealed_{name}"] = list(read_jsonl(sealed))
     return sets
 
 

@@ -16,7 +16,7 @@ from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
-from historian_blueprint.verify.asked import name_asked
+from historian_blueprint.verify.asked import asks, holds_type, name_asked
 from historian_blueprint.verify.question import unmet
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
@@ -151,12 +151,19 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
     """
     q_words = question_words(question)
     context = context or set()
+    kind = asks(question)  # a sentence that matches the question but lacks the answer reads on into the next one
     facts: dict[tuple[str, int], Fact] = {}
     for rank, hit in enumerate(hits):
         # the document's title, author and year answer "who" and "when" parts of a question
         metadata = set(content_words(f"{hit['title']} {hit.get('author') or ''} {hit.get('year') or ''}"))
-        for s, e in sentence_spans(hit["text"]):
+        spans = list(sentence_spans(hit["text"]))
+        for n, (s, e) in enumerate(spans):
             sentence = hit["text"][s:e]
+            if kind != "other" and n + 1 < len(spans) and not holds_type(kind, sentence, question=question):
+                following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]  # "one cloud upon our horizon." "It hangs over Mexico."
+                if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= 600:
+                    e = spans[n + 1][1]
+                    sentence = hit["text"][s:e]
             words = set(content_words(sentence))
             if len(words) < 4 or len(sentence) > 600:
                 continue

@@ -85,17 +85,15 @@ def relations(text: str) -> list[tuple[str, str, frozenset[str]]]:
         for verb in sent:
             if verb.pos_ not in ("VERB", "AUX") and verb.dep_ != "ROOT":
                 continue
-            agent, others = None, set()
+            agent, others = None, _prepositional(verb)
             for child in verb.children:
                 if child.dep_ in _AGENT:
                     agent = _party(child) or agent
                 elif child.dep_ == "agent":  # "by the Germans"
                     agent = next((k for g in child.children if g.dep_ == "pobj" and (k := _party(g))), agent)
-                elif child.dep_ in _OTHERS:
+                elif child.dep_ in _OTHERS:  # the party itself, or the object of a dative "to"
                     others |= {k for g in (child, *child.children) if (g is child or g.dep_ == "pobj") and (k := _party(g))}
                     others |= _prepositional(child)  # "sold Florida to Spain": "to" may hang on the object
-                elif child.dep_ == "prep" and child.lower_ in _PARTY_PREPS:
-                    others |= {k for g in child.children if g.dep_ == "pobj" and (k := _party(g))}
             if agent and others - {agent}:
                 out.append((verb.lemma_.lower(), agent, frozenset(others - {agent})))
     return out
