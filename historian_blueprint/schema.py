@@ -27,6 +27,12 @@ OUTCOME_LABELS: dict[str, str] = {
     "misquote": "misquoted",
     "misattributed": "misattributed",
 }
+
+
+def outcome_group(verdict: str) -> Literal["supported", "unconfirmed", "conflict"]:
+    """How a verdict is counted and shown: supported, a conflict a check found, or unconfirmed (anything else,
+    the "unsupported" of runs stored before the three outcomes included: never verified, never a contradiction)."""
+    return "supported" if verdict == "supported" else "conflict" if verdict in CONFLICTS else "unconfirmed"
 ClaimType = Literal["fabrication", "exaggeration", "misattribution", "unverified_detail", "inference"]
 IssueSeverity = Literal["low", "medium", "high", "critical"]  # a weakness always has one
 Severity = Literal["none", IssueSeverity]                      # a supported claim has none

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any, Literal, NamedTuple
 
-from historian_blueprint.schema import CONFLICTS, OUTCOME_LABELS
+from historian_blueprint.schema import OUTCOME_LABELS, outcome_group
 from historian_blueprint.text.markdown import md_escape
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -31,7 +31,7 @@ def outcome(verdict: str) -> Outcome:
     """The outcome a user sees for a verdict: supported, a conflict a check found, or unconfirmed. Any other
     verdict (the "unsupported" of runs stored before the three outcomes) is unconfirmed: never verified, never
     shown as a contradiction."""
-    group = "supported" if verdict == "supported" else "conflict" if verdict in CONFLICTS else "unconfirmed"
+    group = outcome_group(verdict)
     return Outcome(group, OUTCOME_LABELS.get(verdict, OUTCOME_LABELS["unconfirmed"]), _SPAN_LABELS[group])
 
 

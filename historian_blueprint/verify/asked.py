@@ -1,7 +1,7 @@
 """What a question asks for: the type of its answer (a date for "when", a number for "how many", a person for
 "who", a place for "where") read from its question word and the noun after it, and whether a cited span holds an
-answer of that type the question does not itself give. Names are found by a capitalization heuristic (spaCy sits
-in mapping/, a floor above).
+answer of that type the question does not itself give. Names are found by a capitalization heuristic (a
+dependency parse, about 10 ms a sentence here, would be paid on every sentence an answer is read from).
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ so the floor and the reports can never disagree upward: a claim the floor flags 
 
 from __future__ import annotations
 
+from collections import Counter
+
 from historian_blueprint.schema import (
-    CONFLICTS, ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness,
+    ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness, outcome_group,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.normalize import normalize
@@ -36,10 +38,9 @@ def challenge(claims: list[ClaimVerdict], caps: Caps) -> ChallengeReport:
 
 def _outcomes(claims: list[ClaimVerdict]) -> str:
     """"4 of 6 claims supported, 1 not confirmed (read the source), 1 contradicted by a check"."""
-    conflicts = sum(c.verdict in CONFLICTS for c in claims)
-    supported = sum(c.verdict == "supported" for c in claims)
-    return (f"{supported} of {len(claims)} claims supported, {len(claims) - supported - conflicts} not confirmed "
-            f"(read the source), {conflicts} contradicted by a check")
+    n = Counter(outcome_group(c.verdict) for c in claims)
+    return (f"{n['supported']} of {len(claims)} claims supported, {n['unconfirmed']} not confirmed "
+            f"(read the source), {n['conflict']} contradicted by a check")
 
 
 def interrogate(claims: list[ClaimVerdict], caps: Caps) -> InterrogationReport:
@@ -139,4 +140,3 @@ def premise_summary(summary: str, status: str, finding: str) -> str:
     the question's “password” is not mentioned by any cited evidence ..." (not "verified; flagged")."""
     head, sep, _ = summary.rpartition(": ")
     return f"{head if sep else summary}: {status}, {finding}"
-

@@ -3,8 +3,6 @@ and two named parties exchanging their roles around the same verb ("Smith sued J
 
 from __future__ import annotations
 
-import re
-
 from historian_blueprint.text import parse
 from historian_blueprint.text.words import capitalized_terms, content_words, words
 from historian_blueprint.verify.context import ClaimContext
