@@ -172,13 +172,46 @@ SILVER = [fact("The repeal of the silver purchase clause passed the Senate after
           fact("The repeal of the purchase clause restored confidence in the Senate and the country.", 3)]
 
 
-def test_the_composer_refuses_naming_the_constraint_no_evidence_holds():
-    question = "What did Grover Cleveland say on the moon about the repeal of the silver purchase clause?"
+def test_the_composer_refuses_naming_the_name_no_evidence_holds_and_answers_a_qualifier_to_be_flagged():
+    """A name or date nothing retrieved mentions is refused; a qualifier the passages may word otherwise ("in
+    bondage": "owned") is answered, and the premise check flags it when no cited span mentions it."""
+    question = "What did Grover Cleveland tell Queen Liliuokalani about the repeal of the silver purchase clause?"
     refused = extractive.compose(question, SILVER, [question], 10)
     assert refused.refusal and refused.answer.startswith(REFUSAL_PREFIX)
-    assert refused.answer.endswith("mention the subject but not “on the moon”.")
+    assert refused.answer.endswith("mention the subject but not “Queen Liliuokalani”.")
     plain = "What did Grover Cleveland say about the repeal of the silver purchase clause?"
     assert not extractive.compose(plain, SILVER, [plain], 10).refusal  # the near miss: nothing unheld
+    moon = "What did Grover Cleveland say on the moon about the repeal of the silver purchase clause?"
+    answered = extractive.compose(moon, SILVER, [moon], 10)
+    assert not answered.refusal
+    found = premise(moon, [(c.text, f"{c.title} {c.author}") for c in answered.citations])
+    assert found is not None and {"text": "on the moon", "kind": "qualifier"} in found["unmet"]
+
+
+def test_a_name_is_mentioned_by_a_word_of_its_own_not_by_a_title():
+    monson = ("On the 22d day of August last Sir Edmund Monson, the arbitrator selected under the treaty, rendered an award.",
+              "Annual Message to Congress (1890) Benjamin Harrison")
+    found = premise("What award did Sir Julian Pauncefote make as arbitrator?", [monson])
+    assert found is not None and found["unmet"] == [{"text": "Sir Julian Pauncefote", "kind": "name"}]
+    assert premise("What award did Sir Edmund Monson make as arbitrator?", [monson]) is None
+    assert premise("What award did Monson make as arbitrator?", [monson]) is None
+
+
+def test_the_composer_ranks_the_sentence_holding_the_asked_type_and_cites_a_reworded_answer():
+    """A question that words its subject otherwise than the source ("came into the country": "arrived at our
+    ports") is answered when a third of its words are there, and the sentence holding a figure for "how many"
+    ranks above sentences that share more words but hold none."""
+    hits = [{"source_id": "sotu-1893", "title": "Annual Message to Congress (1893)", "author": "Grover Cleveland",
+             "year": 1893, "start": 0, "locator": "p. 1", "score": 0.6, "text": (
+                 "The immigrants of the year came from many countries of Europe. "
+                 "Immigrants into the country have been examined with care by the officers of the ports. "
+                 "During the last fiscal year there arrived at our ports 440,793 immigrants. "
+                 "The country welcomes immigrants who come to work.")}]
+    question = "How many immigrants came into the country that year, according to Cleveland?"
+    facts = extractive.extract(question, hits)
+    assert "440,793" in facts[0].text
+    answer = extractive.compose(question, facts, [question], 10)
+    assert not answer.refusal and "440,793" in answer.citations[0].text
 
 
 def test_a_refusal_names_what_is_missing_as_the_question_writes_it_never_a_stem():

@@ -46,11 +46,11 @@ def question_sets(data: Path, n: int) -> dict[str, list[dict[str, Any]]]:
 
     dev = list(read_jsonl(data / "eval" / "historian_qa_dev.jsonl"))[:n]
     sets = {"historian_qa_dev_fit": [q for q in dev if half(q) == "fit"], "historian_qa_dev_check": [q for q in dev if half(q) == "check"]}
-    for name in ("questions", "false_premises"):
+    for name in ("questions", "false_premises", "questions_paraphrased"):
         path = OWN_SETS / f"{name}.jsonl"
         if path.exists():
             sets[f"own_{name}"] = list(read_jsonl(path))
-    for name in ("questions", "questions_2"):  # written by someone else, measured, never read to write rules
+    for name in ("questions", "questions_2", "questions_3"):  # written by someone else, measured, never read to write rules
         sealed = OWN_SETS / "sealed" / f"{name}.jsonl"
         if sealed.exists():
             sets[f"sealed_{name}"] = list(read_jsonl(sealed))

@@ -22,7 +22,7 @@ from historian_blueprint.verify.question import unmet
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
 MIN_FACT_SCORE = 0.34   # below this the best evidence shares too little with the question: refuse
-MIN_OVERLAP = 0.5       # an answering fact contains at least half of the question's content words
+MIN_OVERLAP = 0.34      # an answering fact holds a third of the question's content words (a question may reword the rest)
 MIN_CONTEXT_OVERLAP = 0.25  # supporting findings may share less, but must share something
 # Words that say what to do with the answer rather than what it is about.
 INSTRUCTION_WORDS = frozenset(
@@ -142,6 +142,7 @@ def requested_count(question: str) -> int | None:
 
 
 THREAD_WEIGHT = 0.2  # how much a follow-up's evidence is pulled toward what the thread is about
+TYPE_WEIGHT = 0.1    # a sentence holding the type the question asks for (a date for "when") ranks that much higher
 
 
 def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context: set[str] | None = None) -> list[Fact]:
@@ -159,22 +160,24 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
         spans = list(sentence_spans(hit["text"]))
         for n, (s, e) in enumerate(spans):
             sentence = hit["text"][s:e]
-            if kind != "other" and n + 1 < len(spans) and not holds_type(kind, sentence, question=question):
+            if not q_words & set(content_words(sentence)):
+                continue
+            typed = kind == "other" or holds_type(kind, sentence, question=question)
+            if not typed and n + 1 < len(spans):
                 following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]  # "one cloud upon our horizon." "It hangs over Mexico."
                 if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= 600:
                     e = spans[n + 1][1]
-                    sentence = hit["text"][s:e]
+                    sentence, typed = hit["text"][s:e], True
             words = set(content_words(sentence))
             if len(words) < 4 or len(sentence) > 600:
-                continue
-            if not q_words & words:
                 continue
             overlap = len(q_words & (words | metadata)) / max(len(q_words), 1)
             if overlap < MIN_CONTEXT_OVERLAP:
                 continue
             quality = text_quality(sentence)
             thread = len(context & (words | metadata)) / len(context) if context else 0.0
-            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) + THREAD_WEIGHT * thread - 0.01 * rank) * quality
+            asked = 0.0 if kind == "other" else TYPE_WEIGHT if typed else -TYPE_WEIGHT
+            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) + THREAD_WEIGHT * thread + asked - 0.01 * rank) * quality
             start = hit["start"] + s
             key = (hit["source_id"], start)
             if key not in facts or facts[key].score < score:
@@ -205,8 +208,9 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     if not usable:
         return refusal(question, facts, searched, n_documents)
     absent = [c for c in unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
-              if c.kind != "number"]  # a figure nothing cited gives is flagged, not refused: "(1)" may be no figure at all
-    if absent:  # the question's premise: a name, date or qualifier nothing retrieved mentions
+              if c.kind in ("name", "date")]  # a figure or qualifier nothing cited gives is flagged, not refused: the
+    # passages may word it otherwise ("in bondage": "owned"), and "(1)" may be no figure at all
+    if absent:  # the question's premise: a name or date nothing retrieved mentions
         return refusal(question, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
     wanted, noun, name = focus(question)
     if wanted and not any(answers_focus(f, wanted, name) for f in facts):
@@ -215,17 +219,11 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     wanted = requested_count(question)
     target = min(max(wanted or 4, 3), 8)
     chosen: list[Fact] = []
-    for fact in usable:
+    for fact in facts:  # by score: a sentence that words the question differently may hold the answer
         if not _redundant(fact, chosen):
             chosen.append(fact)
         if len(chosen) == target:
             break
-    if len(chosen) < 3:
-        for fact in facts:  # fill to three findings with the best related evidence
-            if fact not in chosen and not _redundant(fact, chosen):
-                chosen.append(fact)
-            if len(chosen) == 3:
-                break
     if len(chosen) < 3:
         return refusal(question, facts, searched, n_documents)
     citations = [

@@ -95,8 +95,8 @@ def constraints(question: str) -> list[Constraint]:
     return out
 
 
-# Words of a name that say what kind of place or body it is, not which one ("Fort", "County", "Company").
-_PLACE_WORDS = frozenset(content_words(" ".join(NOT_PERSON - PERSON_TITLES)))
+# Words of a name that say what kind of place, body or person it is, not which one ("Fort", "County", "Sir").
+_KIND_WORDS = frozenset(content_words(" ".join(NOT_PERSON | PERSON_TITLES)))
 
 
 def mentioned(constraint: Constraint, texts: Sequence[str]) -> bool:
@@ -106,8 +106,8 @@ def mentioned(constraint: Constraint, texts: Sequence[str]) -> bool:
     if constraint.kind == "date":
         return constraint.text in joined
     vocabulary = set(content_words(joined))
-    if constraint.kind == "name":  # by a word of its own: "Fort Sumter" by "Sumter", not by "fort"
-        own = constraint.words - _PLACE_WORDS or constraint.words
+    if constraint.kind == "name":  # by a word of its own: "Fort Sumter" by "Sumter", "Sir Julian Pauncefote" not by "Sir"
+        own = constraint.words - _KIND_WORDS or constraint.words
         return bool(own & vocabulary) or any(related_form(w, vocabulary) for w in own)
     if constraint.kind == "number":
         stated = [q.value for q in quantities(joined)]
