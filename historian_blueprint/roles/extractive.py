@@ -160,15 +160,16 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
         spans = list(sentence_spans(hit["text"]))
         for n, (s, e) in enumerate(spans):
             sentence = hit["text"][s:e]
-            if not q_words & set(content_words(sentence)):
+            words = set(content_words(sentence))
+            if not q_words & words:
                 continue
-            typed = kind == "other" or holds_type(kind, sentence, question=question)
+            typed = holds_type(kind, sentence, question=question)  # always, when the question asks for no type
             if not typed and n + 1 < len(spans):
                 following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]  # "one cloud upon our horizon." "It hangs over Mexico."
                 if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= 600:
                     e = spans[n + 1][1]
                     sentence, typed = hit["text"][s:e], True
-            words = set(content_words(sentence))
+                    words = set(content_words(sentence))
             if len(words) < 4 or len(sentence) > 600:
                 continue
             overlap = len(q_words & (words | metadata)) / max(len(q_words), 1)
@@ -204,8 +205,7 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     """Build the answer from the best non-redundant evidence sentences, each quoted and cited. ``passages``:
     the retrieved passages the facts were read from (a constraint one of them mentions is no reason to refuse;
     whether the cited sentences carry it is the premise check's to flag)."""
-    usable = [f for f in facts if f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP]
-    if not usable:
+    if not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):  # nothing answers enough of it
         return refusal(question, facts, searched, n_documents)
     absent = [c for c in unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
               if c.kind in ("name", "date")]  # a figure or qualifier nothing cited gives is flagged, not refused: the

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from historian_blueprint.text.normalize import QUOTES
@@ -168,9 +169,18 @@ def _bare(token: str) -> str:
     return re.sub(r"'s?$", "", token.strip(".,;:")).lower()
 
 
+@lru_cache(maxsize=256)
+def _question_gives(question: str) -> tuple[frozenset[str], frozenset[str], frozenset[float]]:
+    """What the question itself gives, read once per question (a composer asks it of every sentence): its
+    words, its dates as written and its figures' values."""
+    words = frozenset(_bare(w) for w in question.translate(QUOTES).split())
+    dates = frozenset(m.group().lower() for p in _DATES for m in p.finditer(question))
+    return words, dates, frozenset(q.value for q in quantities(question))
+
+
 def _given(words: Sequence[str], question: str) -> bool:
     """Every word of a name is the question's own (the answer is not the subject it asks about)."""
-    asked = {_bare(w) for w in question.translate(QUOTES).split()}
+    asked = _question_gives(question)[0]
     return bool(words) and all(w in asked for w in words)
 
 
@@ -203,10 +213,10 @@ def holds_type(kind: Asked, text: str, *, byline: str = "", question: str = "") 
         return True
     plain = text.translate(QUOTES)
     if kind == "date":
-        given = {m.group().lower() for p in _DATES for m in p.finditer(question)}
+        given = _question_gives(question)[1]
         return any(m.group().lower() not in given for p in _DATES for m in p.finditer(plain))
     if kind == "number":
-        given = {q.value for q in quantities(question)}
+        given = _question_gives(question)[2]
         return (any(not q.year and q.value not in given for q in quantities(plain))
                 or bool(_FIGURE_WORDS & {w.lower() for w in re.findall(r"[A-Za-z]+", plain)}))
     if kind == "person":
