@@ -102,6 +102,18 @@ def register_bench_commands(group: AppGroup) -> None:
 
         emit(maps_bench.run(*paths(workdir, data), n=n), as_json)
 
+    @bench.command("map-corpus")
+    @click.argument("corpus", type=click.Path(dir_okay=False, exists=True))
+    @click.argument("topics", type=click.Path(dir_okay=False, exists=True))
+    @click.option("--detail", is_flag=True, help="Per topic: the missed conflicts, the unplanted ones, the missed entities.")
+    @json_option
+    def bench_map_corpus(corpus, topics, detail, as_json) -> None:
+        """The map scored on a corpus with planted conflicts (CORPUS .jsonl, TOPICS .json): conflicts found with
+        their sides and kind, conflicts and consensus mixing events, shared facts found, entity recall."""
+        from historian_blueprint.bench import map_corpora
+
+        emit(map_corpora.run(Path(corpus), Path(topics), detail=detail), as_json)
+
     @bench.command("faults")
     @workdir_option
     @click.option("--role", "roles", multiple=True, default=("composer", "judge"), show_default=True,

@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from historian_blueprint.mapping.nlp import Figure, Statement
+from historian_blueprint.mapping.figures import Figure
+from historian_blueprint.mapping.nlp import Statement, name_key
+from historian_blueprint.text.words import rounds_to
 from historian_blueprint.verify.alignment import align, flips
+from historian_blueprint.verify.rules.lexical import affix_pair
 from historian_blueprint.verify.rules.polarity import NEGATIONS
 
 DENIALS = NEGATIONS | frozenset("deny denies denied false untrue".split())
@@ -32,6 +35,17 @@ SAME_NOUN = 0.60    # how close two statements must be to compare figures keyed 
 RELATIVE_TIME = re.compile(r"\b(?:last|past|present|current|this|next|preceding)\s+(?:fiscal\s+)?(?:year|month|session|quarter)\b|"
                            r"\bduring the (?:fiscal )?year\b|\bat present\b|\bto-?day\b|\bnow\b", re.I)
 AGREE = 0.75        # statements this close (whole text), with nothing in conflict, agree
+AGREE_NAMED = 0.55  # ... or this close when they name the same proper noun ("the Arley seam" / "in the Arley")
+# By meaning (the bundled MiniLM), fitted on the development corpus (tests/data/map_dev_corpus.jsonl) only:
+DEATH_LIKE = 0.55   # a figure whose context is this close to a death toll counts the dead ("souls were lost")
+SAME_FIGURE = 0.70  # two figures whose contexts are this close count the same thing
+SAME_CLAIM = 0.45   # an assertion and a denial this close (skeletons) are about the same claim ...
+SHARED_WORDS = 2    # ... when they also share this many content words (or one and an affix-negated pair)
+SAME_ACT = 0.60     # two statements this close (skeletons) with different agents name different doers of one act
+TOLERANCE = 0.10    # "about 200" agrees with 190 and 210, not with 160: a hedged figure is good to a tenth
+# The phenomenon, in a few plain wordings: the number of people who died.
+DEATH_TOLL = ("some persons were killed", "some lives were lost", "the dead numbered some", "some people died",
+              "some were drowned", "the loss of life was some", "some perished")
 Embed = Callable[[list[str]], np.ndarray]
 
 
@@ -56,42 +70,130 @@ def skeleton(st: Statement) -> str:
 
 
 def compare(statements: list[Statement], embed: Embed, years: dict[str, int | None] | None = None) -> Comparison:
-    """Every pair of statements from different sources (the caller passes sources about the same events): an
-    agreement, a conflict, or nothing (they are about different points). ``years``: each source's year; a
-    figure dated relative to its document ("last year", "during the fiscal year", "now") is compared only
-    with figures of a document of the same year."""
+    """Every pair of statements from different sources (the caller passes sources about the same event): an
+    agreement, a conflict, or nothing (they are about different points). Candidates are found by meaning
+    (statements, and each figure's context, in the bundled encoder with figures and names masked); structure
+    decides: figures that do not agree, an assertion and its denial, different doers of one act. ``years``:
+    each source's year; a figure dated relative to its document ("last year", "now") is compared only with
+    figures of a document of the same year."""
     out = Comparison(statements)
     if len(statements) < 2:
         return out
     whole = embed([s.text for s in statements])
     bones = embed([skeleton(s) for s in statements])
     sims, bone_sims = whole @ whole.T, bones @ bones.T  # every pair at once; Python looks only at candidates
+    figures = _read_figures(statements, embed)
     source = np.array([hash(s.source_id) for s in statements])
     figured = np.array([bool(s.figures) for s in statements])
     denied = np.array([s.denied for s in statements])
-    candidate = ((sims >= TOPICAL) & figured[:, None] & figured[None, :]) | (bone_sims >= SAME_POINT)
-    candidate |= (denied[:, None] != denied[None, :]) & (sims >= TOPICAL)  # a denial and what it may deny
+    candidate = (figured[:, None] & figured[None, :]) | (bone_sims >= min(SAME_CLAIM, SAME_ACT)) | (sims >= AGREE_NAMED)
     candidate &= source[:, None] != source[None, :]
     for i, j in zip(*np.nonzero(np.triu(candidate, k=1))):
         i, j = int(i), int(j)
         a, b = statements[i], statements[j]
-        similar = float(sims[i, j])
-        edge = _figures_differ(i, j, a, b, similar) if similar >= TOPICAL and _same_time(a, b, years or {}) else None
-        if edge is None and a.denied != b.denied and _denies(a, b):
+        similar, bone = float(sims[i, j]), float(bone_sims[i, j])
+        edge = _figures_differ(i, j, figures[i], figures[j]) if _same_time(a, b, years or {}) else None
+        opposed = bool(denied[i]) != bool(denied[j])
+        if edge is None and ((bone >= SAME_CLAIM and (opposed or _opposed_words(a, b)) and _shared(a, b)) or (opposed and _denies(a, b))):
             denial = a if a.denied else b
             edge = Edge(i, j, "assertion", f"one denies what the other states: {denial.text[:80]}")
-        if edge is None and float(bone_sims[i, j]) >= SAME_POINT:
-            edge = _same_point(i, j, a, b)
-            if edge is None and similar >= AGREE:
-                edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
-        shared = _same_figures(a, b) if edge is None and similar >= TOPICAL else ""
+        if edge is None and bone >= SAME_POINT:  # the same statement but for a word: a negation, or who did it
+            flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
+            edge = Edge(i, j, "assertion", f"one says '{flipped[0]}'") if flipped else _different_doers(i, j, a, b, a.names, b.names)
+        if edge is None and bone >= SAME_ACT:
+            edge = _different_doers(i, j, a, b, _doers(a), _doers(b))
+        if edge is None and (similar >= AGREE or (similar >= AGREE_NAMED and _same_names(a, b))):
+            edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
+        shared = _same_figures(figures[i], figures[j]) if edge is None else ""
         if shared:
             edge = Edge(i, j, "agree", f"the same figure for {shared}")
-        if edge is None and similar >= SAME_NOUN and _same_full_date(a, b):
-            edge = Edge(i, j, "agree", "the same day, month and year in close statements")
         if edge is not None:
             (out.agreements if edge.kind == "agree" else out.conflicts).append(edge)
     return out
+
+
+@dataclass(frozen=True)
+class Read:
+    """A figure of a statement with what it counts: its key ("deaths" when its context reads as a death toll)
+    and its context's vector."""
+
+    figure: Figure
+    key: str
+    vector: np.ndarray
+
+
+def _read_figures(statements: list[Statement], embed: Embed) -> list[list[Read]]:
+    found = [(n, f) for n, s in enumerate(statements) for f in s.figures if f.context]
+    out: list[list[Read]] = [[] for _ in statements]
+    if not found:
+        return out
+    vectors = embed([f.context for _, f in found])
+    toll = (vectors @ embed(list(DEATH_TOLL)).T).max(axis=1)
+    for (n, f), v, t in zip(found, vectors, toll):
+        key = "deaths" if f.kind == "count" and (f.key == "deaths" or t >= DEATH_LIKE) else f.key
+        out[n].append(Read(f, key, v))
+    return out
+
+
+def _comparable(x: Read, y: Read) -> bool:
+    """Two figures count the same thing: both the dead, or the same kind said of the same thing (their
+    contexts close in meaning, or the same counted noun and verb in close contexts)."""
+    if x.figure.kind != y.figure.kind or (x.figure.kind == "date") != (y.figure.kind == "date"):
+        return False
+    if x.key == "deaths" or y.key == "deaths":
+        return x.key == y.key
+    if x.figure.kind == "date" and (x.figure.quantity.year or y.figure.quantity.year or not (x.figure.month and y.figure.month)):
+        return False  # days are compared (with their months); a year alone dates too much to be one point
+    close = float(x.vector @ y.vector)
+    return close >= SAME_FIGURE or (bool(x.key) and x.key == y.key and close >= SAME_NOUN)
+
+
+def agree(x: Figure, y: Figure) -> bool:
+    """Two sources' figures for one thing agree: a day when its month and day are the same; a count or a sum
+    when they are equal, lie within each other's bound, or one is hedged or round ("about", "some", written
+    in words) and the other lies within a tenth of it."""
+    if x.kind == "date":
+        return x.quantity.value == y.quantity.value and (x.month == y.month or not (x.month and y.month))
+    if x.bound or y.bound:
+        return (x.allows(y.quantity.value) if x.bound else True) and (y.allows(x.quantity.value) if y.bound else True)
+    a, b = x.quantity.value, y.quantity.value
+    if a == b or rounds_to(x.quantity, b) and not x.quantity.hedged or rounds_to(y.quantity, a) and not y.quantity.hedged:
+        return True
+    loose = x.quantity.hedged or y.quantity.hedged
+    return loose and abs(a - b) <= TOLERANCE * max(abs(a), abs(b))
+
+
+def _figures_differ(i: int, j: int, xs: list[Read], ys: list[Read]) -> Edge | None:
+    """A figure both count the same thing with that does not agree with the other's, when no figure of the
+    one agrees with a figure of the other for that thing."""
+    for x in xs:
+        same = [y for y in ys if _comparable(x, y)]
+        if same and not any(agree(x.figure, y.figure) or agree(y.figure, x.figure) for y in same):
+            kind = "date" if x.figure.kind == "date" else "number"
+            what = x.key or (f"the {x.figure.month} day" if kind == "date" else x.figure.noun or "a figure")
+            return Edge(i, j, kind, f"{what}: {_show([x.figure])} / {_show([y.figure for y in same])}")
+    return None
+
+
+def _same_figures(xs: list[Read], ys: list[Read]) -> str:
+    shared = {x.key for x in xs for y in ys if x.key and _comparable(x, y) and agree(x.figure, y.figure)}
+    return ", ".join(sorted(shared))
+
+
+def _show(figures: list[Figure]) -> str:
+    return ", ".join(f"{f.month + ' ' if f.month else ''}{f.quantity.value:,.10g}" for f in figures)
+
+
+def _shared(a: Statement, b: Statement) -> bool:
+    """An assertion and a denial share enough of what they are about: SHARED_WORDS content words, or one and
+    a word the other negates by an affix (sufficient / insufficient)."""
+    common = len(a.words & b.words)
+    return common >= SHARED_WORDS or (common >= 1 and _opposed_words(a, b))
+
+
+def _opposed_words(a: Statement, b: Statement) -> bool:
+    """A word of one negated by an affix in the other (WordNet antonyms: sufficient / insufficient)."""
+    return any(affix_pair(x, y) or affix_pair(y, x) for x in a.words - b.words for y in b.words - a.words)
 
 
 DENIED_WORDS = 2  # a denial names at least this many content words, every one of them in what it denies
@@ -104,51 +206,25 @@ def _denies(a: Statement, b: Statement) -> bool:
     return len(denial.words) >= DENIED_WORDS and denial.words <= claim.words
 
 
-def _by_key(st: Statement) -> dict[str, list[Figure]]:
-    out: dict[str, list[Figure]] = {}
-    for f in st.figures:
-        if f.key:
-            out.setdefault(f.key, []).append(f)
-    return out
-
-
-def _matches(xs: list[Figure], ys: list[Figure]) -> bool:
-    """Two sources' figures for one thing agree: a date when every part both state (year, month, day) is the
-    same; a count or a sum when one rounds to the other or lies within its bound."""
-    if xs[0].kind == "date" and ys[0].kind == "date":
-        parts = [({int(f.quantity.value) for f in fs if f.quantity.year}, {f.month for f in fs if f.month},
-                  {int(f.quantity.value) for f in fs if not f.quantity.year}) for fs in (xs, ys)]
-        return all(not (a and b) or bool(a & b) for a, b in zip(*parts))
-    return any(x.allows(y.quantity.value) or y.allows(x.quantity.value) for x in xs for y in ys)
-
-
-def _figures_differ(i: int, j: int, a: Statement, b: Statement, similar: float) -> Edge | None:
-    """A figure both count the same thing with (the dead; the day an event happened, a counted noun and its verb
-    in two close statements) that does not round to the other's or lie within its bound."""
-    ka, kb = _by_key(a), _by_key(b)
-    pairs = [(key, ka[key], kb[key]) for key in ka.keys() & kb.keys() if key == "deaths" or similar >= SAME_NOUN]
-    years_a, years_b = _years(a), _years(b)
-    for key, xs, ys in pairs:
-        if xs[0].kind != "date" and years_a and years_b and not years_a & years_b:
-            continue  # "on November 1, 1893, ... $X" / "on November 1, 1894, ... $Y": two times, not two accounts
-        if not _matches(xs, ys):
-            kind = "date" if xs[0].kind == "date" else "number"
-            return Edge(i, j, kind, f"{key}: {_show(xs)} / {_show(ys)}")
+def _different_doers(i: int, j: int, a: Statement, b: Statement, x: frozenset[str], y: frozenset[str]) -> Edge | None:
+    """Close statements that name different people or organisations (``x``, ``y``) as doing it."""
+    if x and y and not (x & y) and not _alias(x, y):
+        return Edge(i, j, "attribution", f"{', '.join(sorted(x))} / {', '.join(sorted(y))}")
     return None
 
 
-def _years(st: Statement) -> set[int]:
-    return {int(f.quantity.value) for f in st.figures if f.quantity.year}
+def _doers(st: Statement) -> frozenset[str]:
+    """Who a statement names as doing it: a name after "not" is denied, not named ("Whitcomb and not Dunleavy")."""
+    return frozenset(name_key(st.text[s:e]) for s, e in st.name_spans
+                     if not re.search(r"\b(?:not|nor)\s+(?:the\s+)?$", st.text[:s], re.I))
 
 
-def _same_full_date(a: Statement, b: Statement) -> bool:
-    """Both name one full date (day, month and year) and it is the same: the same event, however worded."""
-    def full(st: Statement) -> set[tuple[int, str, int]]:
-        dates = [f for f in st.figures if f.kind == "date"]
-        years = {int(f.quantity.value) for f in dates if f.quantity.year}
-        return {(y, f.month, int(f.quantity.value)) for f in dates if f.month and not f.quantity.year for y in years}
-    x, y = full(a), full(b)
-    return bool(x) and x == y
+_CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+
+
+def _same_names(a: Statement, b: Statement) -> bool:
+    """Both name the same proper noun (not at a sentence's start): the same thing, however worded."""
+    return bool(set(_CAPITALIZED.findall(a.text)) & set(_CAPITALIZED.findall(b.text)))
 
 
 def _same_time(a: Statement, b: Statement, years: dict[str, int | None]) -> bool:
@@ -157,35 +233,6 @@ def _same_time(a: Statement, b: Statement, years: dict[str, int | None]) -> bool
         ya, yb = years.get(a.source_id), years.get(b.source_id)
         return ya is not None and ya == yb
     return True
-
-
-def _same_figures(a: Statement, b: Statement) -> str:
-    ka, kb = _by_key(a), _by_key(b)
-    shared = [k for k in ka.keys() & kb.keys() if _matches(ka[k], kb[k])]
-    return ", ".join(sorted(shared))
-
-
-def _show(figures: list[Figure]) -> str:
-    return ", ".join(f"{f.quantity.value:,.10g}" for f in figures)
-
-
-def _same_point(i: int, j: int, a: Statement, b: Statement) -> Edge | None:
-    """Two statements that say the same but for a date or a figure ("began on October 8" / "started on
-    October 9"), a negation or denial (an assertion and its denial), or who did it."""
-    for kind in ("date", "count", "money"):
-        xs = [f for f in a.figures if f.kind == kind and f.key]
-        ys = [f for f in b.figures if f.kind == kind and f.key]
-        if xs and ys and not _matches(xs, ys):
-            return Edge(i, j, "date" if kind == "date" else "number", f"{xs[0].key}: {_show(xs)} / {_show(ys)}")
-    if a.denied != b.denied:  # read from the parse: a negated main verb, or a clause under "denied that"
-        denial = a if a.denied else b
-        return Edge(i, j, "assertion", f"one denies it: {denial.text[:80]}")
-    flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
-    if flipped:
-        return Edge(i, j, "assertion", f"one says '{flipped[0]}'")
-    if a.names and b.names and not (a.names & b.names) and not _alias(a.names, b.names):
-        return Edge(i, j, "attribution", f"{', '.join(sorted(a.names))} / {', '.join(sorted(b.names))}")
-    return None
 
 
 def _alias(x: frozenset[str], y: frozenset[str]) -> bool:

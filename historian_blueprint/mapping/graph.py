@@ -8,6 +8,7 @@ return only what they change, and report progress through the same ``node`` wrap
 from __future__ import annotations
 
 import operator
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -124,10 +125,47 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     all_entities = entities.merge([m for r in readings.values() for m in r.mentions])
     links = entities.shared(all_entities, {sid: r.proper for sid, r in readings.items()})
     on_topic = _on_topic(state["sources"], links)
+    year = event_year(state["topic"], [c.get_document(sid) for sid in on_topic])
+    on_topic = [sid for sid in on_topic if about_event(c.get_document(sid), year)]
     statements = [s for sid in on_topic for s in readings[sid].statements if sid in readings]
     years = {sid: getattr(c.get_document(sid), "year", None) for sid in on_topic}
     comparison = compare(statements, c.embed, years)
     return {"readings": readings, "on_topic": on_topic, "comparison": comparison, "failures": failures}
+
+
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?P<after>.{0,24})", re.I)
+_NOW = re.compile(r"\b(?:this (?:morning|afternoon|evening|forenoon)|at this hour|yesterday|to-?night|last (?:night|evening))\b", re.I)
+
+
+def event_year(topic: str, documents: list[Any]) -> int | None:
+    """The year of the topic's event: the one the topic names, else a year named (or dated) by at least half
+    of its sources; None when there is no such year (a topic that is not one event)."""
+    named = _YEAR.findall(topic)
+    if named:
+        return int(named[0])
+    docs = [d for d in documents if d is not None]
+    counts: dict[int, int] = {}
+    for d in docs:
+        for y in {int(y) for y in _YEAR.findall(d.text)} | ({d.year} if d.year else set()):
+            counts[y] = counts.get(y, 0) + 1
+    best = max(counts.items(), key=lambda kv: (kv[1], -kv[0]), default=None)
+    return best[0] if best and len(docs) >= 2 and best[1] * 2 >= len(docs) else None
+
+
+def about_event(doc: Any, year: int | None) -> bool:
+    """A source can be about the event of ``year``: not written before it; written in it or the year after,
+    or later without reporting events of its own day ("this morning", "on Monday" not followed by a date): a
+    report of a later event on the same ground is another event, a memoir looking back is not."""
+    if doc is None or year is None or not doc.year:
+        return True
+    if doc.year < year:
+        return False
+    if doc.year <= year + 1:
+        return True
+    own_day = _NOW.search(doc.text) or any(not re.search(r"\d|\bthe\s+\w+(?:th|st|nd|rd)\b", m.group("after"), re.I)
+                                           for m in _WEEKDAY.finditer(doc.text))
+    return not own_day
 
 
 def _on_topic(sources: dict[str, dict[str, Any]], links: dict[str, set[str]]) -> list[str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from historian_blueprint.text.parse import pipeline
-from historian_blueprint.text.words import Quantity, quantities, rounds_to
+from historian_blueprint.mapping.figures import MONTHS, Figure, figures_of
 
 ENTITY_TYPES = {
     "PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place", "ORG": "organisation", "NORP": "organisation",
@@ -22,7 +22,6 @@ TITLES = frozenset("""mr mrs miss ms dr sir lady lord rev reverend gen general c
 lieutenant sgt sergeant mayor governor gov president senator judge justice secretary st saint the""".split())
 _CLAUSE_BREAK = re.compile(r";\s+|:\s+|,\s+but\s+|\s+but\s+|,\s+while\s+|,\s+for\s+(?=[a-z]+\s+(?:was|were|is|are|had|has)\b)")
 MIN_CLAUSE_CHARS = 25
-MONTHS = frozenset("january february march april may june july august september october november december".split())
 DENIALS = frozenset("not never no n't deny denies denied false untrue".split())  # what a denial adds to a statement
 CALENDAR = MONTHS | frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
@@ -45,36 +44,6 @@ class Triplet:
     end: int
     subject_span: tuple[int, int]
     object_span: tuple[int, int]
-
-
-# What a figure counts, as a key two sources' figures are compared by. People who die are one thing however
-# they are named ("persons who died", "killed 141", "perished", "lost their lives"): the commonest figure in
-# dispute in historical sources. Other figures are keyed by their counted noun and its verb, as lemmas.
-PEOPLE = frozenset("""person people man woman child worker soldier life victim resident inhabitant citizen passenger
-sailor miner girl boy casualty body soul""".split())
-DEATH = frozenset("die kill perish drown lose burn murder slay drown bury".split())
-
-
-_LOWER_BOUND = re.compile(r"(?:at least|more than|over|upwards of|no fewer than|no less than|in excess of)\s*\$?$", re.I)
-_UPPER_BOUND = re.compile(r"(?:at most|fewer than|less than|under|no more than|not more than|up to)\s*\$?$", re.I)
-
-
-@dataclass(frozen=True)
-class Figure:
-    quantity: Quantity
-    key: str     # "deaths", "date: rain begin", "building destroy" ...
-    kind: str    # count, money, date
-    bound: str = ""  # "min" for "at least 140", "max" for "fewer than 200": a bound, not the figure
-    noun: str = ""   # the counted noun's lemma
-    month: str = ""  # a date's month, when it names one ("May 31": 31 in May)
-
-    def allows(self, value: float) -> bool:
-        """The figure is consistent with another source's value: the same figure rounded, or within its bound."""
-        if self.bound == "min":
-            return value >= self.quantity.value
-        if self.bound == "max":
-            return value <= self.quantity.value
-        return rounds_to(self.quantity, value)
 
 
 @dataclass
@@ -175,7 +144,7 @@ def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[State
         out.append(Statement(
             "", source_id, s, e, content[s:e], frozenset(name_key(x.text) for x in inside),
             tuple((offset + x.start_char - s, offset + x.end_char - s) for x in inside),
-            _figures(sent, s - offset, e - offset), _skeleton(tokens, framed), _denied(tokens, framed), _words(tokens, framed),
+            figures_of(sent, s - offset, e - offset), _skeleton(tokens, framed), _denied(tokens, framed), _words(tokens, framed),
         ))
     return out
 
@@ -212,12 +181,25 @@ def _main_verbs(tokens: list[Any], framed: set[int]) -> list[Any]:
             and not any(c.dep_ in ("nsubj", "nsubjpass") and c.i in framed for c in t.children)][:1] or inside[:1]
 
 
+# Words that call a claim false or unfounded ("the tale was a fable", "an idle invention", "got up by the
+# newspapers"), and nouns that "no" makes a denial of what follows ("no ground for the belief that ...").
+FALSEHOOD = frozenset("""fable myth fiction invention fabrication falsehood slander calumny nonsense untrue false
+groundless baseless unfounded mistaken erroneous""".split())
+EVIDENTIAL = frozenset("ground grounds truth foundation evidence reason basis warrant proof".split())
+
+
 def _denied(tokens: list[Any], framed: set[int]) -> bool:
-    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), or it is the claim
-    of a denial ("denied that", "it is false that")."""
+    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), "no" on
+    what it is about ("by no man's neglect"), a word calling the claim false ("a fable", "got up
+    by the newspapers", "no ground for the belief"), or it is the claim of a denial ("denied that")."""
     negated = any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't")
                   for v in _main_verbs(tokens, framed) for c in v.children)
-    return negated != bool(framed)  # "denied that it was not ..." asserts again
+    negated = negated or any(t.i not in framed and t.lower_ == "no" and t.dep_ == "det" for t in tokens)
+    calls_false = any(t.lemma_.lower() in FALSEHOOD or (t.lemma_.lower() in EVIDENTIAL and any(c.lower_ == "no" for c in t.children))
+                      or (t.lemma_.lower() in ("get", "make") and any(c.dep_ == "prt" and c.lower_ == "up" for c in t.children)
+                          and t.tag_ == "VBN")
+                      for t in tokens if t.i not in framed)
+    return (negated or calls_false) != bool(framed)  # "denied that it was not ..." asserts again
 
 
 def _skeleton(tokens: list[Any], framed: set[int]) -> str:
@@ -246,87 +228,6 @@ def _skeleton(tokens: list[Any], framed: set[int]) -> str:
             continue
         out.append(word)
     return re.sub(r"\s+([,.;:])", r"\1", " ".join(out)).replace(", ,", ",")
-
-
-def _figures(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
-    """The clause's figures (runs of number tokens), each keyed by what it counts."""
-    doc = sent.doc
-    out: list[Figure] = []
-    tokens = [t for t in sent if start <= t.idx < end]
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if not t.like_num:
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(tokens) and (tokens[j + 1].like_num or (tokens[j + 1].lower_ in ("and", "-") and j + 2 < len(tokens)
-                                                                  and tokens[j + 2].like_num)):
-            j += 1  # "one hundred and forty-six" is one figure
-        run = tokens[i:j + 1]
-        i = j + 1
-        left = doc[max(sent.start, run[0].i - 2):run[0].i].text  # "about", "nearly", "$" before it
-        found = quantities(f"{left} {doc[run[0].i:run[-1].i + 1].text}")
-        if not found:
-            continue
-        head = max(run, key=lambda x: len(list(x.subtree)))  # the run's own head ("thousand" in "one thousand")
-        key, kind = _counts(head, found[-1])
-        if key or kind == "date":  # an unkeyed date is never compared, but two full dates that agree say one event
-            bound = "min" if _LOWER_BOUND.search(left) else "max" if _UPPER_BOUND.search(left) else ""
-            noun = head
-            while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
-                noun = noun.head
-            near = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 3)]
-            month = next((x.lower_ for x in near if x.lower_ in MONTHS), "") if kind == "date" else ""
-            out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month))
-    return tuple(out)
-
-
-_RANGE = re.compile(r"\b(?:between|since|until|till|from\b.*\bto)\b", re.I)
-
-
-def _verb(token: Any) -> Any:
-    while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
-        token = token.head
-    return token if token.pos_ in ("VERB", "AUX") else None
-
-
-def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
-    """What a number counts: a date's event, money, the dead, or a counted noun with its verb."""
-    noun = number
-    while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
-        noun = noun.head
-    verb = _verb(noun)
-    if quantity.year or noun.ent_type_ == "DATE" or noun.lower_ in MONTHS or number.ent_type_ == "DATE":
-        if verb is None:
-            return "date", "date"
-        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head.i != verb.i:
-            subject = next((c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None or subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(number.sent.text):
-            # "the year ending June 30": a period's name; "I was six years old": the speaker; "the amount was": no
-            # event; "since 1878": a span. None of them dates an event two sources could disagree about.
-            return "", "date"
-        return f"date: {subject.lemma_.lower()} {verb.lemma_.lower()}", "date"
-    if number.ent_type_ == "MONEY" or "$" in number.doc[max(0, number.i - 2):number.i + 1].text or noun.lemma_.lower() in ("dollar", "pound"):
-        if verb is None or verb.lemma_.lower() in ("be", "have"):
-            return "", "money"  # "the amount was $X": too many different sums are "the amount"
-        # what the sum is: the verb's subject or object that is not the sum itself ("the expenses were $X",
-        # "the commission distributed $X"); without one the figure is not keyed (nothing to compare it by)
-        what = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass", "dobj", "attr") and c.i != noun.i
-                     and c.pos_ in ("NOUN", "PROPN")), None)
-        return (f"money: {what.lemma_.lower()} {verb.lemma_.lower()}", "money") if what is not None else ("", "money")
-    counted = noun.lemma_.lower()
-    if noun.i == number.i and any(c.dep_ == "prep" and any(g.pos_ == "PRON" for g in c.children) for c in noun.children):
-        counted = "person"  # the number stands for whom it counts ("One hundred and forty-six of us died")
-    verbs = {c.lemma_.lower() for c in noun.children if c.dep_ in ("relcl", "acl")}  # "persons who died"
-    if verb is not None:
-        verbs.add(verb.lemma_.lower())
-    if counted in PEOPLE and verbs & DEATH:
-        return "deaths", "count"
-    if verb is None or verb.lemma_.lower() in ("be", "have") or noun.i == number.i:
-        return "", "count"  # "the increase was 11.5": a figure without a counted thing to compare it by
-    return f"{counted} {verb.lemma_.lower()}", "count"
 
 
 def _phrase(token: Any) -> Any:

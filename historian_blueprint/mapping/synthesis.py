@@ -34,25 +34,36 @@ def clusters(comparison: Comparison) -> list[int]:
 
 
 def conflicts(comparison: Comparison, credibility: dict[str, float], sources: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One conflict per pair of agreement clusters that contradict each other; each side cites every statement
-    of its cluster; a verdict when credibility separates the sides."""
+    """One conflict per pair of agreement clusters that contradict each other; each side cites the statement
+    in conflict and the statements agreeing with it that are in the same conflict; a verdict when credibility separates the sides."""
     st = comparison.statements
     cl = clusters(comparison)
-    members: dict[int, list[int]] = defaultdict(list)
-    for i, c in enumerate(cl):
-        members[c].append(i)
+    near: dict[int, set[int]] = defaultdict(set)  # what each statement agrees with directly
+    for e in comparison.agreements:
+        near[e.a].add(e.b)
+        near[e.b].add(e.a)
+    opposed = {(min(e.a, e.b), max(e.a, e.b), e.kind) for e in comparison.conflicts}
     seen: dict[tuple[int, int], dict[str, Any]] = {}
     for e in comparison.conflicts:
         a, b = sorted((cl[e.a], cl[e.b]))
         if a == b or (a, b) in seen:
             continue
+        # each side: the statement in conflict and those agreeing with it directly that are in the same conflict
+        # with the other side (a chain of agreements drifts from the point), never a source the other side cites
+        groups = [{e.a} | {j for j in near[e.a] if (min(j, e.b), max(j, e.b), e.kind) in opposed},
+                  {e.b} | {j for j in near[e.b] if (min(j, e.a), max(j, e.a), e.kind) in opposed}]
+        ids = [{st[i].source_id for i in g} for g in groups]
+        groups = [{i for i in groups[0] if st[i].source_id not in ids[1] or i == e.a},
+                  {i for i in groups[1] if st[i].source_id not in ids[0] or i == e.b}]
+        if st[e.a].source_id == st[e.b].source_id:
+            continue
         sides = []
-        for c in (a, b):
-            group = sorted(members[c], key=lambda i: -credibility.get(st[i].source_id, 0.5))
+        for c, members_c in zip((a, b), groups):
+            group = sorted(members_c, key=lambda i: -credibility.get(st[i].source_id, 0.5))
             cred = [credibility.get(s, 0.5) for s in dict.fromkeys(st[i].source_id for i in group)]
             sides.append({"claim": st[group[0]].text, "citations": [span(st[i]) for i in group],
                           "credibility": round(sum(cred) / len(cred), 3)})
-        verdict, confidence, reason = _verdict(sides, [members[a], members[b]], st, sources)
+        verdict, confidence, reason = _verdict(sides, [sorted(g) for g in groups], st, sources)
         seen[(a, b)] = {
             "id": f"c{len(seen) + 1}", "point": _point(e.kind, st[e.a], e.detail), "kind": e.kind, "sides": sides,
             "verdict": verdict, "confidence": confidence, "reason": reason, "found_by": f"{e.kind}: {e.detail}",
@@ -95,23 +106,30 @@ def _reason(groups: list[list[int]], st: list[Statement], sources: dict[str, dic
 
 
 def consensus(comparison: Comparison, credibility: dict[str, float], authors: dict[str, str]) -> list[dict[str, Any]]:
-    """Agreement clusters of two or more independent sources (different authors) that no conflict touches."""
+    """Points on which two or more independent sources (different authors) agree: a statement and the
+    statements agreeing with it directly, none of them in a conflict (a chain of agreements drifts from the
+    point); the statement with the most independent sources first, each statement in one point."""
     st = comparison.statements
-    cl = clusters(comparison)
-    contested = {cl[e.a] for e in comparison.conflicts} | {cl[e.b] for e in comparison.conflicts}
-    members: dict[int, list[int]] = defaultdict(list)
-    for i, c in enumerate(cl):
-        members[c].append(i)
+    contested = {e.a for e in comparison.conflicts} | {e.b for e in comparison.conflicts}
+    near: dict[int, set[int]] = defaultdict(set)
+    for e in comparison.agreements:
+        if e.a not in contested and e.b not in contested:
+            near[e.a].add(e.b)
+            near[e.b].add(e.a)
+
+    def independent(group: set[int]) -> int:
+        return len({authors.get(st[i].source_id) or st[i].source_id for i in group})
+
+    used: set[int] = set()
     out = []
-    for c, group in members.items():
-        ids = list(dict.fromkeys(st[i].source_id for i in group))
-        independent = {authors.get(s) or s for s in ids}
-        if c in contested or len(independent) < 2:
+    for i in sorted(near, key=lambda i: (-independent({i} | near[i]), -credibility.get(st[i].source_id, 0.5), len(st[i].text))):
+        group = ({i} | near[i]) - used
+        if i in used or independent(group) < 2:
             continue
-        # the point in the words of the statement the others agree with most (then the most credible source)
-        degree = {i: sum(1 for e in comparison.agreements if i in (e.a, e.b)) for i in group}
-        group.sort(key=lambda i: (-degree[i], -credibility.get(st[i].source_id, 0.5), len(st[i].text)))
-        out.append({"claim": st[group[0]].text, "citations": [span(st[i]) for i in group], "sources": ids})
+        used |= group
+        ordered = [i] + sorted(group - {i}, key=lambda j: (-credibility.get(st[j].source_id, 0.5), st[j].source_id))
+        ids = list(dict.fromkeys(st[j].source_id for j in ordered))
+        out.append({"claim": st[i].text, "citations": [span(st[j]) for j in ordered], "sources": ids})
     return sorted(out, key=lambda x: -len(x["sources"]))
 
 
