@@ -41,7 +41,7 @@ DEATH_LIKE = 0.55   # a figure whose context is this close to a death toll count
 SAME_FIGURE = 0.70  # two figures whose contexts are this close count the same thing
 SAME_CLAIM = 0.45   # an assertion and a denial this close (skeletons) are about the same claim ...
 SHARED_WORDS = 2    # ... when they also share this many content words (or one and an affix-negated pair)
-SAME_ACT = 0.60     # two statements this close (skeletons) with different agents name different doers of one act
+SAME_ACT = 0.70     # two statements this close (skeletons) with different agents name different doers of one act
 TOLERANCE = 0.10    # "about 200" agrees with 190 and 210, not with 160: a hedged figure is good to a tenth
 # The phenomenon, in a few plain wordings: the number of people who died.
 DEATH_TOLL = ("some persons were killed", "some lives were lost", "the dead numbered some", "some people died",
@@ -92,15 +92,15 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
         i, j = int(i), int(j)
         a, b = statements[i], statements[j]
         similar, bone = float(sims[i, j]), float(bone_sims[i, j])
-        edge = _figures_differ(i, j, figures[i], figures[j]) if _same_time(a, b, years or {}) else None
+        edge = _figures_differ(i, j, figures[i], figures[j], _apart(a, b, years or {})) if _same_time(a, b, years or {}) else None
         opposed = bool(denied[i]) != bool(denied[j])
-        if edge is None and ((bone >= SAME_CLAIM and (opposed or _opposed_words(a, b)) and _shared(a, b)) or (opposed and _denies(a, b))):
+        if edge is None and ((bone >= SAME_CLAIM and (opposed or _opposed_words(a, b)) and _shared(a, b, 3)) or (opposed and _denies(a, b))):
             denial = a if a.denied else b
             edge = Edge(i, j, "assertion", f"one denies what the other states: {denial.text[:80]}")
         if edge is None and bone >= SAME_POINT:  # the same statement but for a word: a negation, or who did it
             flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
             edge = Edge(i, j, "assertion", f"one says '{flipped[0]}'") if flipped else _different_doers(i, j, a, b, a.names, b.names)
-        if edge is None and bone >= SAME_ACT:
+        if edge is None and bone >= SAME_ACT and _shared(a, b):
             edge = _different_doers(i, j, a, b, _doers(a), _doers(b))
         if edge is None and (similar >= AGREE or (similar >= AGREE_NAMED and _same_names(a, b))):
             edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
@@ -145,7 +145,8 @@ def _comparable(x: Read, y: Read) -> bool:
     if x.figure.kind == "date" and (x.figure.quantity.year or y.figure.quantity.year or not (x.figure.month and y.figure.month)):
         return False  # days are compared (with their months); a year alone dates too much to be one point
     close = float(x.vector @ y.vector)
-    return close >= SAME_FIGURE or (bool(x.key) and x.key == y.key and close >= SAME_NOUN)
+    same_noun = bool(x.figure.noun) and x.figure.noun == y.figure.noun  # "seven engineers" is not "ten days"
+    return (close >= SAME_FIGURE and (same_noun or x.figure.kind == "date")) or (bool(x.key) and x.key == y.key and close >= SAME_NOUN)
 
 
 def agree(x: Figure, y: Figure) -> bool:
@@ -163,11 +164,26 @@ def agree(x: Figure, y: Figure) -> bool:
     return loose and abs(a - b) <= TOLERANCE * max(abs(a), abs(b))
 
 
-def _figures_differ(i: int, j: int, xs: list[Read], ys: list[Read]) -> Edge | None:
+def _apart(a: Statement, b: Statement, years: dict[str, int | None]) -> bool:
+    """Two statements about different times: they name different years, or their documents were written
+    more than a year apart (figures of a report of 1890 and one of 1910 are two times, not two accounts)."""
+    ya, yb = _years(a), _years(b)
+    if ya and yb:
+        return not ya & yb
+    da, db = years.get(a.source_id), years.get(b.source_id)
+    return da is not None and db is not None and abs(da - db) > 1
+
+
+def _years(st: Statement) -> set[int]:
+    return {int(f.quantity.value) for f in st.figures if f.quantity.year}
+
+
+def _figures_differ(i: int, j: int, xs: list[Read], ys: list[Read], apart: bool) -> Edge | None:
     """A figure both count the same thing with that does not agree with the other's, when no figure of the
-    one agrees with a figure of the other for that thing."""
+    one agrees with a figure of the other for that thing. Statements about different times (``apart``) are
+    compared only on the dead of the event and on dates."""
     for x in xs:
-        same = [y for y in ys if _comparable(x, y)]
+        same = [y for y in ys if _comparable(x, y) and not (apart and x.figure.kind != "date" and x.key != "deaths")]
         if same and not any(agree(x.figure, y.figure) or agree(y.figure, x.figure) for y in same):
             kind = "date" if x.figure.kind == "date" else "number"
             what = x.key or (f"the {x.figure.month} day" if kind == "date" else x.figure.noun or "a figure")
@@ -184,11 +200,11 @@ def _show(figures: list[Figure]) -> str:
     return ", ".join(f"{f.month + ' ' if f.month else ''}{f.quantity.value:,.10g}" for f in figures)
 
 
-def _shared(a: Statement, b: Statement) -> bool:
+def _shared(a: Statement, b: Statement, words: int = SHARED_WORDS) -> bool:
     """An assertion and a denial share enough of what they are about: SHARED_WORDS content words, or one and
     a word the other negates by an affix (sufficient / insufficient)."""
     common = len(a.words & b.words)
-    return common >= SHARED_WORDS or (common >= 1 and _opposed_words(a, b))
+    return common >= words or (common >= 1 and _opposed_words(a, b))
 
 
 def _opposed_words(a: Statement, b: Statement) -> bool:

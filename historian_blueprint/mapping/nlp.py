@@ -189,14 +189,12 @@ EVIDENTIAL = frozenset("ground grounds truth foundation evidence reason basis wa
 
 
 def _denied(tokens: list[Any], framed: set[int]) -> bool:
-    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), "no" on
-    what it is about ("by no man's neglect"), a word calling the claim false ("a fable", "got up
+    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), a word calling the claim false ("a fable", "got up
     by the newspapers", "no ground for the belief"), or it is the claim of a denial ("denied that")."""
     negated = any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't")
                   for v in _main_verbs(tokens, framed) for c in v.children)
-    negated = negated or any(t.i not in framed and t.lower_ == "no" and t.dep_ == "det" for t in tokens)
     calls_false = any(t.lemma_.lower() in FALSEHOOD or (t.lemma_.lower() in EVIDENTIAL and any(c.lower_ == "no" for c in t.children))
-                      or (t.lemma_.lower() in ("get", "make") and any(c.dep_ == "prt" and c.lower_ == "up" for c in t.children)
+                      or (t.lemma_.lower() == "get" and any(c.dep_ == "prt" and c.lower_ == "up" for c in t.children)
                           and t.tag_ == "VBN")
                       for t in tokens if t.i not in framed)
     return (negated or calls_false) != bool(framed)  # "denied that it was not ..." asserts again
