@@ -8,6 +8,7 @@ import json
 import pytest
 
 from historian_blueprint import get_store
+from historian_blueprint.bench import map_corpora
 from historian_blueprint.mapping.adversary import counter_queries, denial
 from historian_blueprint.mapping.nlp import Statement, name_key, read_passages
 from historian_blueprint.mapping.run import map_topic
@@ -35,29 +36,10 @@ def maps(tmp_path_factory):
     return app, out
 
 
-def _sides(conflict: dict) -> list[set[str]]:
-    return [{c["source_id"] for c in side["citations"]} for side in conflict["sides"]]
-
-
-KIND = {"number": "number", "date": "date", "cause": "assertion", "assertion": "assertion", "attribution": "attribution"}
-
-
-def _found(planted: dict, conflicts: list[dict]) -> bool:
-    """A reported conflict of the planted kind whose sides cite only documents of each planted side."""
-    a, b = set(planted["sides"][0]), set(planted["sides"][1])
-    for c in conflicts:
-        if c["kind"] != KIND[planted["kind"]]:
-            continue
-        sides = _sides(c)
-        if any(x <= a and x for x in sides) and any(y <= b and y for y in sides):
-            return True
-    return False
-
-
 def test_two_thirds_of_the_planted_conflicts_are_found_with_their_sides(maps):
     _, out = maps
     planted = [(t["topic"], c) for t in TOPICS for c in t["conflicts"]]
-    found = [(topic, c["point"]) for topic, c in planted if _found(c, out[topic][0]["conflicts"])]
+    found = [(topic, c["point"]) for topic, c in planted if map_corpora.found(c, out[topic][0]["conflicts"])]
     assert len(found) * 3 >= 2 * len(planted), (len(found), len(planted), found)
 
 
@@ -66,12 +48,12 @@ def test_no_conflict_between_statements_that_agree_or_across_topics(maps):
     for topic in TOPICS:
         docs = set(topic["documents"])
         for c in out[topic["topic"]][0]["conflicts"]:
-            sides = _sides(c)
+            sides = map_corpora.sides(c)
             assert all(s <= docs for s in sides), (topic["topic"], c)  # never a side from another topic's documents
-            assert any(_found(p, [c]) for p in topic["conflicts"]), ("a conflict nobody planted", c["point"], sides)
+            assert any(map_corpora.found(p, [c]) for p in topic["conflicts"]), ("a conflict nobody planted", c["point"], sides)
         for a, b, _why in topic["agreements"]:  # "about 300" / "some three hundred": never opposed
             for c in out[topic["topic"]][0]["conflicts"]:
-                sides = _sides(c)
+                sides = map_corpora.sides(c)
                 assert not (any(a in s and b not in s for s in sides) and any(b in s and a not in s for s in sides)), c
 
 

@@ -51,7 +51,7 @@ def score_topic(topic: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]
         facts.append(len(best) >= min(3, len(fact["sources"])))
     mixed_consensus = [c for c in output["consensus"] if not set(c["sources"]) <= docs]
     names = {name_key(n) for e in output["entities"] for n in (e["name"], *e["aliases"])}
-    planted_names = [n for n in topic.get("entities", [])]
+    planted_names = list(topic.get("entities", []))
     recalled = [n for n in planted_names if name_key(n) in names]
     return {
         "topic": topic["topic"],

@@ -1,14 +1,14 @@
 """Statements of different sources compared: where they agree, and where they disagree about the same point.
 
-Two statements are about the same point when their *skeletons* (the statement with its figures, negations
-and names taken out) are close in the bundled MiniLM's embedding space, or, for figures, when what the figures
-count (the counted noun and its verb, read from the parse) is. Then the grounding floor's own tests decide:
-a figure that does not round to the other's (``text/words.rounds_to``: "some three hundred" agrees with
-"about 300", "five thousand" does not with "2,209"), a negation one side has and the other lacks (the floor's
-``flips`` over the aligned words), or different people or organisations doing the same thing (attribution).
-The map compares only sources linked through shared named entities (the same events).
+Candidates are found by meaning, in the bundled MiniLM: statements whose *skeletons* (figures, negations and
+names taken out) are close, and figures whose *contexts* (the words a figure is said of) are close, a count
+close to a death toll counting the dead. Then structure decides: a figure that does not agree with the other's
+(bounds, a hedged figure good to a tenth, a day of a month), an assertion and its denial (a negated main verb,
+a denial frame, words calling the claim false, an affix-negated word: the verifier's ``affix_pair``; or the
+floor's ``flips`` over the aligned words of two near-identical statements), or different people or
+organisations doing the same thing (attribution). The caller passes only sources about the topic's event.
 
-The thresholds are fixed here, chosen before the hidden corpus was seen; ``historian map`` reports what each
+The thresholds are fixed here, fitted on the development corpus only; ``historian map`` reports what each
 conflict was found by, so a wrong one can be traced.
 """
 
@@ -30,7 +30,6 @@ from historian_blueprint.verify.rules.polarity import NEGATIONS
 DENIALS = NEGATIONS | frozenset("deny denies denied false untrue".split())
 
 SAME_POINT = 0.80   # skeletons this close say the same thing but for figures, names or a negation
-TOPICAL = 0.30      # below this, two statements are not about the same matter (whatever their figures count)
 SAME_NOUN = 0.60    # how close two statements must be to compare figures keyed by anything but the dead
 RELATIVE_TIME = re.compile(r"\b(?:last|past|present|current|this|next|preceding)\s+(?:fiscal\s+)?(?:year|month|session|quarter)\b|"
                            r"\bduring the (?:fiscal )?year\b|\bat present\b|\bto-?day\b|\bnow\b", re.I)
@@ -79,6 +78,7 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
     out = Comparison(statements)
     if len(statements) < 2:
         return out
+    years = years or {}
     whole = embed([s.text for s in statements])
     bones = embed([skeleton(s) for s in statements])
     sims, bone_sims = whole @ whole.T, bones @ bones.T  # every pair at once; Python looks only at candidates
@@ -92,7 +92,7 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
         i, j = int(i), int(j)
         a, b = statements[i], statements[j]
         similar, bone = float(sims[i, j]), float(bone_sims[i, j])
-        edge = _figures_differ(i, j, figures[i], figures[j], _apart(a, b, years or {})) if _same_time(a, b, years or {}) else None
+        edge = _figures_differ(i, j, figures[i], figures[j], _apart(a, b, years)) if _same_time(a, b, years) else None
         opposed = bool(denied[i]) != bool(denied[j])
         if edge is None and ((bone >= SAME_CLAIM and (opposed or _opposed_words(a, b)) and _shared(a, b, 3)) or (opposed and _denies(a, b))):
             denial = a if a.denied else b
@@ -183,7 +183,9 @@ def _figures_differ(i: int, j: int, xs: list[Read], ys: list[Read], apart: bool)
     one agrees with a figure of the other for that thing. Statements about different times (``apart``) are
     compared only on the dead of the event and on dates."""
     for x in xs:
-        same = [y for y in ys if _comparable(x, y) and not (apart and x.figure.kind != "date" and x.key != "deaths")]
+        if apart and x.figure.kind != "date" and x.key != "deaths":
+            continue
+        same = [y for y in ys if _comparable(x, y)]
         if same and not any(agree(x.figure, y.figure) or agree(y.figure, x.figure) for y in same):
             kind = "date" if x.figure.kind == "date" else "number"
             what = x.key or (f"the {x.figure.month} day" if kind == "date" else x.figure.noun or "a figure")

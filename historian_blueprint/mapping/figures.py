@@ -83,7 +83,7 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
 
 
 _ASIDE = frozenset("advcl parataxis conj cc punct appos".split())  # parts of a clause that say something else
-_PARTICIPLE = frozenset("VBN VBG".split())  # "..., as ascertained at the inquest held before ...,": an aside too
+_PARTICIPLE = frozenset("VBN VBG".split())
 CONTEXT_TOKENS = 24
 
 
@@ -94,11 +94,14 @@ def _context(run: list[Any], tokens: list[Any]) -> str:
     inside = {t.i for t in tokens}
     top = _verb(run[0]) or run[0]
     keep = {t.i for t in top.subtree} & inside
+    figure = {r.i for r in run}
     for t in list(top.subtree):
-        aside = t.dep_ in _ASIDE or (t.dep_ == "acl" and t.tag_ in _PARTICIPLE and t.i > 0 and t.doc[t.i - 1].is_punct)
-        aside = aside or (t.dep_ == "acl" and t.tag_ in _PARTICIPLE and t.i > 1 and t.doc[t.i - 2].is_punct)  # ", as ascertained"
-        if t.i in inside and aside and t.head.i in keep and not any(r.i in {x.i for x in t.subtree} for r in run):
-            keep -= {x.i for x in t.subtree}
+        # a participle after a comma (", as ascertained at the inquest") is an aside too
+        aside = t.dep_ in _ASIDE or (t.dep_ == "acl" and t.tag_ in _PARTICIPLE and any(t.doc[k].is_punct for k in range(max(0, t.i - 2), t.i)))
+        if t.i in inside and aside and t.head.i in keep:
+            below = {x.i for x in t.subtree}
+            if not below & figure:
+                keep -= below
     ordered = [t for t in tokens if t.i in keep]
     at = next((n for n, t in enumerate(ordered) if t.i == run[0].i), 0)
     ordered = ordered[max(0, at - CONTEXT_TOKENS // 2):at + CONTEXT_TOKENS // 2]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from typing import Any
 
 from historian_blueprint.mapping.compare import Comparison
@@ -33,15 +34,22 @@ def clusters(comparison: Comparison) -> list[int]:
     return [root(i) for i in range(len(parent))]
 
 
+def agreeing(comparison: Comparison, leave_out: Collection[int] = ()) -> dict[int, set[int]]:
+    """What each statement agrees with directly (statements in ``leave_out`` take no part)."""
+    near: dict[int, set[int]] = defaultdict(set)
+    for e in comparison.agreements:
+        if e.a not in leave_out and e.b not in leave_out:
+            near[e.a].add(e.b)
+            near[e.b].add(e.a)
+    return near
+
+
 def conflicts(comparison: Comparison, credibility: dict[str, float], sources: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One conflict per pair of agreement clusters that contradict each other; each side cites the statement
     in conflict and the statements agreeing with it that are in the same conflict; a verdict when credibility separates the sides."""
     st = comparison.statements
     cl = clusters(comparison)
-    near: dict[int, set[int]] = defaultdict(set)  # what each statement agrees with directly
-    for e in comparison.agreements:
-        near[e.a].add(e.b)
-        near[e.b].add(e.a)
+    near = agreeing(comparison)
     opposed = {(min(e.a, e.b), max(e.a, e.b), e.kind) for e in comparison.conflicts}
     seen: dict[tuple[int, int], dict[str, Any]] = {}
     for e in comparison.conflicts:
@@ -55,8 +63,6 @@ def conflicts(comparison: Comparison, credibility: dict[str, float], sources: di
         ids = [{st[i].source_id for i in g} for g in groups]
         groups = [{i for i in groups[0] if st[i].source_id not in ids[1] or i == e.a},
                   {i for i in groups[1] if st[i].source_id not in ids[0] or i == e.b}]
-        if st[e.a].source_id == st[e.b].source_id:
-            continue
         sides = []
         for c, members_c in zip((a, b), groups):
             group = sorted(members_c, key=lambda i: -credibility.get(st[i].source_id, 0.5))
@@ -111,11 +117,7 @@ def consensus(comparison: Comparison, credibility: dict[str, float], authors: di
     point); the statement with the most independent sources first, each statement in one point."""
     st = comparison.statements
     contested = {e.a for e in comparison.conflicts} | {e.b for e in comparison.conflicts}
-    near: dict[int, set[int]] = defaultdict(set)
-    for e in comparison.agreements:
-        if e.a not in contested and e.b not in contested:
-            near[e.a].add(e.b)
-            near[e.b].add(e.a)
+    near = agreeing(comparison, leave_out=contested)
 
     def independent(group: set[int]) -> int:
         return len({authors.get(st[i].source_id) or st[i].source_id for i in group})
