@@ -4,15 +4,18 @@ planted disagreements and one fact every document states), offline, with the rea
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from historian_blueprint import get_store
 from historian_blueprint.bench import map_corpora
-from historian_blueprint.mapping.adversary import counter_queries, denial
+from historian_blueprint.mapping.adversary import counter_queries
+from historian_blueprint.mapping.figures import Figure
 from historian_blueprint.mapping.nlp import Statement, name_key, read_passages
 from historian_blueprint.mapping.run import map_topic
 from historian_blueprint.mapping.schema import MapOutput
+from historian_blueprint.text.words import Quantity
 from tests.conftest import REPO, make_plain_app
 from tests.test_index import run_reindex
 
@@ -127,11 +130,49 @@ def test_names_merge_without_honorifics_and_statements_are_exact_spans():
     assert [(f.quantity.value, f.key) for f in deaths] == [(1000.0, "deaths")]
 
 
-def test_denials_and_padding_never_repeat_a_query():
-    assert denial("The fire was started by the cow") == "The fire was not started by the cow"
-    assert denial("The door was not locked") == "The door was locked"
-    st = Statement("s#0", "s", 0, 10, "The door was locked.", skeleton="The door was locked.")
+FUNCTION_WORDS = frozenset("a an the of to in on at by for from with and or but not no who whom whose what which how many much that this".split())
+
+
+def readable(query: str, claim: str) -> list[str]:
+    """What makes a counter-query unreadable: a dangling function word, a spliced question word, a pasted
+    sentence (six words running as in the claim), or a search too long to type."""
+    words = query.lower().split()
+    problems = []
+    if words and (words[-1] in FUNCTION_WORDS or words[0] in FUNCTION_WORDS - {"a", "an", "the"}):
+        problems.append("dangling function word")
+    if re.search(r"\b(?:who|how many)\b", query, re.I):
+        problems.append("question word spliced in")
+    said = " ".join(re.findall(r"\w+", claim.lower()))
+    run = [" ".join(re.findall(r"\w+", " ".join(words)))]
+    grams = run[0].split()
+    if any(" ".join(grams[i:i + 6]) in said for i in range(max(0, len(grams) - 5))):
+        problems.append("pasted sentence")
+    if len(words) > 14:
+        problems.append("too long")
+    return problems
+
+
+def test_counter_queries_are_short_searches_naming_what_they_test():
+    fig = Figure(Quantity(178.0, 1.0, False, False, False), "deaths", "count", noun="person")
+    toll = Statement("a#0", "a", 0, 10, "The number of persons who lost their lives was 178.", figures=(fig,))
+    said = Statement("b#0", "b", 0, 10, "It is commonly said that a spark from the mill started the fire.",
+                     skeleton="It is commonly said that a spark from the mill started the fire.",
+                     terms=("spark", "mill", "fire"))
     asked: set[str] = set()
-    first = counter_queries("the fire", [("contested", st)], asked, 1)
-    second = counter_queries("the fire", [("contested", st)], asked, 2)
-    assert len(first) >= 3 and not {q["query"] for q in first} & {q["query"] for q in second}
+    first = counter_queries("the great fire at Carrowby in 1874", [("contested", toll), ("single source", said)], asked, 1)
+    queries = [q["query"] for q in first]
+    assert "great fire at Carrowby in 1874 death toll disputed" in queries
+    assert "great fire at Carrowby in 1874 spark mill denied" in queries
+    assert all(q["aimed_at"].endswith(("was 178.", "started the fire.")) for q in first[:4])
+    second = counter_queries("the great fire at Carrowby in 1874", [("contested", toll)], asked, 2)
+    assert len(first) >= 3 and not set(queries) & {q["query"] for q in second}
+    for q in first + second:
+        assert not readable(q["query"], str(q["aimed_at"])), q
+
+
+def test_every_counter_query_of_a_map_is_readable(maps):
+    _, out = maps
+    for topic, (output, _) in out.items():
+        for q in output["counter_queries"]:
+            assert not readable(q["query"], q["aimed_at"]), (topic, q)
+            assert q["aimed_at"], q

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from historian_blueprint.bench import map_corpora
-from historian_blueprint.mapping.compare import agree
+from historian_blueprint.mapping.compare import agree, compare, event_days, is_prose
 from historian_blueprint.mapping.graph import about_event, event_year
 from historian_blueprint.mapping.nlp import read_passages
 from tests.conftest import REPO
@@ -61,3 +61,55 @@ def test_the_development_corpus_never_mixes_events_and_finds_its_shared_facts():
     assert result["conflict_recall"] >= 0.3 and result["conflicts_unplanted"] <= 2, result  # 0.0 before issue 21
     found, facts = map(int, result["consensus_found"].split("/"))
     assert found * 3 >= 2 * facts, result
+
+
+def statements(*texts: str):
+    out = []
+    for n, text in enumerate(texts):
+        out += read_passages(f"s{n}", text, [(0, len(text))]).statements
+    return out
+
+
+def edges(*texts: str):
+    from historian_blueprint.index.embedding import get_embedder
+
+    sts = statements(*texts)
+    embed = get_embedder(None, "auto", None).encode
+    found = compare(sts, embed)
+    return [(e.kind, sts[e.a].source_id, sts[e.b].source_id) for e in found.conflicts]
+
+
+def test_two_days_for_one_happening_conflict_but_a_dateline_or_a_modifiers_day_does_not():
+    assert [(f.quantity.value, f.month) for f in figures("They died on the night of the seventeenth day of November, 1883.") if not f.quantity.year] == [(17.0, "november")]
+    assert ("date", "s0", "s1") in edges("The levee gave way at four o'clock on the morning of the 19th of April, flooding the lower town.",
+                                         "It was on the Sunday night, the 23rd of April, that the levee broke and the water came into the lower town.")
+    dated = statements("MAYSVILLE, Ky., April 14. — The packet blew up at the landing on the morning of the 13th of April.")
+    assert [f.quantity.value for s in dated for f in event_days(s)] == [13.0]  # the 14th is the day of writing
+    (committee,) = statements("Your special committee, appointed on the 7th of July last, beg leave to report upon the fall of the bridge.")
+    assert event_days(committee) == []  # the day the committee was appointed dates no part of the fall
+
+
+def test_a_correction_of_who_did_it_is_an_attribution_conflict():
+    reader = statements("It was Col. Whitcomb and not Dunleavy that started No. 14 out of Tillotson.",
+                        "The survivors were taken off the wreck by the ferry-boat of Mr. Lemuel Haddon, the proprietor of the landing.",
+                        "it was the crew of the Cumberland Belle, coming down a little after, who took us off the wreck.")
+    assert [s.agent for s in reader] == ["whitcomb", "lemuel haddon", "cumberland belle"]
+    assert ("attribution", "s0", "s1") in edges("The survivors were taken off the wreck by the ferry-boat of Mr. Lemuel Haddon, the proprietor of the landing.",
+                                                "It was the crew of the Cumberland Belle, coming down a little after, who took us off the wreck.")
+    # the same act done by the same man is no conflict
+    assert not edges("The survivors were taken off the wreck by Mr. Lemuel Haddon in his ferry-boat.",
+                     "It was old Haddon, in his ferry, who took the survivors off the wreck.")
+
+
+def test_debris_and_plain_negations_of_official_prose_are_not_conflicts():
+    debris = statements("13, 14 10. APRIL. 22. 30. 25. 28. NOVEMBER.", "The Associated I'resn Service Leased Wire")
+    assert debris and not any(is_prose(s) for s in debris)
+    assert is_prose(statements("It was the night of the 9th of October, 1866, when she struck.")[0])
+    # a plain negation on the same subject is not a denial of the other's statement ...
+    assert not edges("The evil anticipations which have accompanied the coinage and use of the silver dollar have not been realized.",
+                     "The total amount of standard silver dollars coined at the mints of the United States since the passage of the act "
+                     "of February 28, 1878, is $421,776,408, of which $378,166,793 were coined under the provisions of that act.")
+    # ... a denial of an account is
+    assert ("assertion", "s0", "s1") in edges(
+        "It is commonly said that a spark from the engine of the evening freight set fire to the shavings at the mill.",
+        "We find no ground whatever for the story that a spark from a passing engine set fire to the mill.")

@@ -67,6 +67,7 @@ def score_topic(topic: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]
         "missed_conflicts": [c["point"] for c in planted if c not in hits],
         "unplanted": [{"kind": c["kind"], "point": c["point"], "sides": [sorted(s) for s in sides(c)], "found_by": c.get("found_by", "")}
                       for c in unplanted],
+        "counter_queries": [{"query": q["query"], "tests": q["aimed_at"]} for q in output["counter_queries"]],
     }
 
 

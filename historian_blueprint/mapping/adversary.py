@@ -1,9 +1,12 @@
-"""Counter-queries: searches aimed at evidence that would disconfirm the map's weak claims.
+"""Counter-queries: short searches, as a historian would type them, aimed at evidence that would disconfirm
+the map's weak claims.
 
 A claim is weak when it is contested (one side of a conflict), stated by one source alone, or stated by a
-source of low prior credibility. Its counter-queries are its denial (the negation flipped), the point stated
-without the claim's figures or names (who else counts or names it), and its actors with the topic. No query
-runs twice in a map; at least ``MIN_PER_ROUND`` are asked per round while anything is left to ask.
+source of low prior credibility. Each query is the topic and the claim's point in a few words ("Ravensdyke
+Colliery explosion of 1868 death toll disputed", "great fire at Carrowby in 1874 spark locomotive denied"):
+the point is what a figure counts (the dead, a date, a counted noun) or the claim's own content words in their
+order, never a pasted sentence. Every query carries the claim it tests. No query runs twice in a map; at least
+``MIN_PER_ROUND`` are asked per round while anything is left to ask.
 """
 
 from __future__ import annotations
@@ -15,29 +18,58 @@ from historian_blueprint.mapping.nlp import Statement
 
 MIN_PER_ROUND = 3
 MAX_PER_ROUND = 6
-_AUX = re.compile(r"\b(was|were|is|are|had|has|have|did|does|do|will|would|could)\b(\s+not\b|n't)?", re.I)
-
-
-def denial(text: str) -> str:
-    """The statement with its first auxiliary negated, or its negation removed."""
-    m = _AUX.search(text)
-    if m is None:
-        return f"not {text}"
-    if m.group(2):
-        return text[:m.start()] + m.group(1) + text[m.end():]
-    return text[:m.end()] + " not" + text[m.end():]
+POINT_WORDS = 4  # a point is at most this many of the claim's nouns and names
+# Nouns that frame a claim rather than say what it is about ("the common talk is that ...", "the belief that").
+FRAMING = frozenset("""belief rumour rumor talk story tale account report opinion view truth fact part matter case
+time way manner honour honor servant sir""".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+_IRREGULAR = {"man": "men", "woman": "women", "child": "children", "life": "lives", "foot": "feet", "person": "persons"}
 
 
 def key(query: str) -> str:
     return " ".join(re.findall(r"\w+", query.lower()))
 
 
+def topic_phrase(topic: str) -> str:
+    """The topic as a search: without a leading article."""
+    return re.sub(r"^(?:the|a|an)\s+", "", " ".join(topic.split()), flags=re.I)
+
+
+def _plural(noun: str) -> str:
+    if noun in _IRREGULAR:
+        return _IRREGULAR[noun]
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def point(st: Statement, topic: str) -> tuple[str, bool]:
+    """What the claim is about, in a few words, and whether it is a figure (disputed) rather than a statement
+    (denied): the dead, a date, what a count counts, or the first of its nouns and names in their order (the
+    topic's own words and framing words left out); empty when it names fewer than two."""
+    kinds = {("deaths" if f.key == "deaths" else f.kind) for f in st.figures}
+    if "deaths" in kinds:
+        return "death toll", True
+    counted = [f.noun for f in st.figures if f.kind == "count" and f.noun.isalpha() and len(f.noun) > 2]
+    if counted:
+        return f"number of {_plural(counted[0])}", True
+    if "money" in kinds:
+        return "sum of money", True
+    if "date" in kinds and any(f.month for f in st.figures):
+        return "date", True
+    known = {w.lower() for w in _WORD.findall(topic)}
+    words = [t for t in st.terms if t.lower() not in FRAMING and not {w.lower() for w in _WORD.findall(t)} <= known]
+    return " ".join(words[:POINT_WORDS]) if len(words) >= 2 else "", False
+
+
 def counter_queries(
     topic: str, weak: Iterable[tuple[str, Statement]], asked: set[str], round_: int,
 ) -> list[dict[str, object]]:
     """Up to MAX_PER_ROUND new queries against the weak statements ((why it is weak, statement) pairs, the
-    weakest first), padded to MIN_PER_ROUND with searches for other kinds of accounts of the topic."""
+    weakest first): the claim's point with the topic, and its point disputed or denied; padded to MIN_PER_ROUND
+    with searches for other kinds of accounts of the topic."""
     out: list[dict[str, object]] = []
+    subject = topic_phrase(topic)
 
     def add(query: str, aimed_at: str) -> None:
         k = key(query)
@@ -46,14 +78,14 @@ def counter_queries(
             out.append({"query": query.strip(), "round": round_, "aimed_at": aimed_at, "new_sources": []})
 
     for why, st in weak:
-        text = st.text.rstrip(".")
-        add(denial(text), f"{why}: {st.text}")
-        bare = st.skeleton.replace("someone", "who").replace(" some ", " how many ").rstrip(".,")
-        if bare and key(bare) != key(text):
-            add(f"{bare} {topic}", f"{why}: {st.text}")
+        what, figure = point(st, topic)
+        if not what:
+            continue
+        add(f"{subject} {what} {'disputed' if figure else 'denied'}", f"{why}: {st.text}")
+        add(f"{subject} {what}", f"{why}: {st.text}")
     for template in ("accounts disputing {t}", "testimony of witnesses to {t}", "official report on {t}",
                      "later recollections of {t}", "newspaper reports of {t}", "causes of {t} denied"):
         if len(out) >= MIN_PER_ROUND:
             break
-        add(template.format(t=topic), "other kinds of account of the topic")
+        add(template.format(t=subject), "other kinds of account of the topic")
     return out

@@ -38,10 +38,17 @@ AGREE_NAMED = 0.55  # ... or this close when they name the same proper noun ("th
 # By meaning (the bundled MiniLM), fitted on the development corpus (tests/data/map_dev_corpus.jsonl) only:
 DEATH_LIKE = 0.55   # a figure whose context is this close to a death toll counts the dead ("souls were lost")
 SAME_FIGURE = 0.70  # two figures whose contexts are this close count the same thing
-SAME_CLAIM = 0.45   # an assertion and a denial this close (skeletons) are about the same claim ...
+SAME_CLAIM = 0.45   # an assertion and a denial of an account ("no ground for the belief that") this close are about one claim ...
+PLAIN_DENIAL = 0.65  # ... a plain negation ("have not been realized") must be this close: expository prose negates everywhere
 SHARED_WORDS = 2    # ... when they also share this many content words (or one and an affix-negated pair)
-SAME_ACT = 0.70     # two statements this close (skeletons) with different agents name different doers of one act
+SAME_ACT = 0.70     # two statements this close (skeletons) with different agents name different doers of one act ...
+ATTRIBUTED = 0.35   # ... or this close, sharing a content word, when one of them corrects who did it ("It was X who")
+# A statement that corrects who did something: a cleft ("it was the crew ... who took us off"), a name set against
+# another ("Whitcomb and not Dunleavy"), or a correction of the received account ("the truth is", "the credit").
+CORRECTION = re.compile(r"\b[Ii]t was\b[^.;]{0,80}?\b(?:who|that)\b|\band not\b|,\s*not\b|\b[Tt]he truth is\b|\b[Tt]he credit\b|"
+                        r"\bnot\s+(?:the\s+)?[A-Z]")
 TOLERANCE = 0.10    # "about 200" agrees with 190 and 210, not with 160: a hedged figure is good to a tenth
+SAME_HAPPENING = 0.35  # two statements this close (skeletons), sharing a content word, date the same happening
 # The phenomenon, in a few plain wordings: the number of people who died.
 DEATH_TOLL = ("some persons were killed", "some lives were lost", "the dead numbered some", "some people died",
               "some were drowned", "the loss of life was some", "some perished")
@@ -61,6 +68,17 @@ class Comparison:
     statements: list[Statement]
     agreements: list[Edge] = field(default_factory=list)
     conflicts: list[Edge] = field(default_factory=list)
+
+
+MIN_WORDS = 2  # a clause names at least this many content words, and is mostly words, to be compared
+
+
+def is_prose(st: Statement) -> bool:
+    """A clause worth comparing: not a header, a list of figures or OCR debris ("13, 14 10. APRIL. 22.",
+    "Associated I'resn Service"): enough content words, and words make most of its tokens."""
+    tokens = st.text.split()
+    words = [t for t in tokens if re.fullmatch(r"[A-Za-z][a-z'’-]*[.,;:!?]?", t)]
+    return len(st.words) >= MIN_WORDS and len(words) >= 0.7 * len(tokens) and st.text[:1] not in "0123456789"
 
 
 def skeleton(st: Statement) -> str:
@@ -86,22 +104,27 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
     source = np.array([hash(s.source_id) for s in statements])
     figured = np.array([bool(s.figures) for s in statements])
     denied = np.array([s.denied for s in statements])
-    candidate = (figured[:, None] & figured[None, :]) | (bone_sims >= min(SAME_CLAIM, SAME_ACT)) | (sims >= AGREE_NAMED)
+    candidate = (figured[:, None] & figured[None, :]) | (bone_sims >= min(SAME_CLAIM, ATTRIBUTED, SAME_HAPPENING)) | (sims >= AGREE_NAMED)
     candidate &= source[:, None] != source[None, :]
+    prose = np.array([is_prose(s) for s in statements])
+    candidate &= prose[:, None] & prose[None, :]
     for i, j in zip(*np.nonzero(np.triu(candidate, k=1))):
         i, j = int(i), int(j)
         a, b = statements[i], statements[j]
         similar, bone = float(sims[i, j]), float(bone_sims[i, j])
         edge = _figures_differ(i, j, figures[i], figures[j], _apart(a, b, years)) if _same_time(a, b, years) else None
+        if edge is None and ((bone >= ATTRIBUTED and (corrects(a) or corrects(b)) and _shared(a, b)) or bone >= SAME_ACT):
+            edge = _different_doers(i, j, a, b, frozenset({a.agent} - {""}), frozenset({b.agent} - {""}))
         opposed = bool(denied[i]) != bool(denied[j])
-        if edge is None and ((bone >= SAME_CLAIM and (opposed or _opposed_words(a, b)) and _shared(a, b, 3)) or (opposed and _denies(a, b))):
+        claim = SAME_CLAIM if disputes(a) or disputes(b) else PLAIN_DENIAL
+        if edge is None and ((bone >= claim and (opposed or _opposed_words(a, b)) and _shared(a, b, 3)) or (opposed and bone >= DENIES_FLOOR and _denies(a, b))):
             denial = a if a.denied else b
             edge = Edge(i, j, "assertion", f"one denies what the other states: {denial.text[:80]}")
+        if edge is None and bone >= SAME_HAPPENING and a.words & b.words:
+            edge = _days_differ(i, j, a, b)
         if edge is None and bone >= SAME_POINT:  # the same statement but for a word: a negation, or who did it
             flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
             edge = Edge(i, j, "assertion", f"one says '{flipped[0]}'") if flipped else _different_doers(i, j, a, b, a.names, b.names)
-        if edge is None and bone >= SAME_ACT and _shared(a, b):
-            edge = _different_doers(i, j, a, b, _doers(a), _doers(b))
         if edge is None and (similar >= AGREE or (similar >= AGREE_NAMED and _same_names(a, b))):
             edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
         shared = _same_figures(figures[i], figures[j]) if edge is None else ""
@@ -193,6 +216,30 @@ def _figures_differ(i: int, j: int, xs: list[Read], ys: list[Read], apart: bool)
     return None
 
 
+# A dateline ("MAYSVILLE, Ky., April 14.", "Quarles Ferry, March 8th, 1848.") dates the writing, not the events.
+DATELINE = re.compile(r"^\s*[A-Z][A-Za-z.' -]+,(?:\s*[A-Z][A-Za-z.]+,)?\s+(?P<month>January|February|March|April|May|June|July|"
+                      r"August|September|October|November|December)\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b")
+
+
+def event_days(st: Statement) -> list[Figure]:
+    """The days of a month a statement dates its own act on: not its dateline's day, not a modifier's."""
+    days = [f for f in st.figures if f.kind == "date" and f.month and not f.quantity.year and f.quantity.value <= 31 and not f.aside]
+    line = DATELINE.match(st.text)
+    if line:
+        days = [f for f in days if not (f.month == line["month"].lower() and f.quantity.value == int(line["day"]))]
+    return days
+
+
+def _days_differ(i: int, j: int, a: Statement, b: Statement) -> Edge | None:
+    """Two accounts of one happening put it on different days of the same month (and on no common day)."""
+    xs, ys = event_days(a), event_days(b)
+    same_month = [(x, y) for x in xs for y in ys if x.month == y.month]
+    if same_month and not any(x.quantity.value == y.quantity.value for x, y in same_month):
+        x, y = same_month[0]
+        return Edge(i, j, "date", f"the day: {_show([x])} / {_show([y])}")
+    return None
+
+
 def _same_figures(xs: list[Read], ys: list[Read]) -> str:
     shared = {x.key for x in xs for y in ys if x.key and _comparable(x, y) and agree(x.figure, y.figure)}
     return ", ".join(sorted(shared))
@@ -214,7 +261,8 @@ def _opposed_words(a: Statement, b: Statement) -> bool:
     return any(affix_pair(x, y) or affix_pair(y, x) for x in a.words - b.words for y in b.words - a.words)
 
 
-DENIED_WORDS = 2  # a denial names at least this many content words, every one of them in what it denies
+DENIED_WORDS = 2  # a denial names at least this many content words, every one of them in what it denies ...
+DENIES_FLOOR = 0.40  # ... and is this close to it (skeletons): a short denial is not a denial of every long sentence
 
 
 def _denies(a: Statement, b: Statement) -> bool:
@@ -229,6 +277,21 @@ def _different_doers(i: int, j: int, a: Statement, b: Statement, x: frozenset[st
     if x and y and not (x & y) and not _alias(x, y):
         return Edge(i, j, "attribution", f"{', '.join(sorted(x))} / {', '.join(sorted(y))}")
     return None
+
+
+# A denial of someone's account, not a plain negation: it names the account ("the belief", "the story", "the
+# view", "the charge") or the denier's disbelief ("I do not believe", "cannot credit").
+DISPUTE = re.compile(r"\b(?:belief|view|story|stories|rumou?rs?|tale|charge|notion|assertion|"
+                     r"fable|myth|invention)\b|\b(?:do|did|does|can|could)\s*(?:not|n't)\s+(?:believe|credit|accept)\b|"
+                     r"\b(?:cannot|can't)\s+(?:believe|credit|accept)\b", re.I)
+
+
+def disputes(st: Statement) -> bool:
+    return st.denied and bool(DISPUTE.search(st.text))
+
+
+def corrects(st: Statement) -> bool:
+    return bool(CORRECTION.search(st.text))
 
 
 def _doers(st: Statement) -> frozenset[str]:

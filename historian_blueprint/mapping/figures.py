@@ -11,6 +11,11 @@ from typing import Any
 from historian_blueprint.text.words import Quantity, quantities, rounds_to
 
 MONTHS = frozenset("january february march april may june july august september october november december".split())
+_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
+# Days of a month written as ordinal words ("the seventeenth day of November", "the twenty-first of May").
+DAY_WORDS = {w: n for n, w in enumerate(_UNITS + """tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth
+seventeenth eighteenth nineteenth twentieth""".split(), 1)} | {f"twenty-{w}": 21 + n for n, w in enumerate(_UNITS)} | {
+    "thirtieth": 30, "thirty-first": 31}
 
 
 # What a figure counts, as a key two sources' figures are compared by. People who die are one thing however
@@ -35,6 +40,7 @@ class Figure:
     noun: str = ""   # the counted noun's lemma
     month: str = ""  # a date's month, when it names one ("May 31": 31 in May)
     context: str = ""  # what the figure is said of: its clause around it, figures as "some" and named actors as "someone"
+    aside: bool = False  # a date of a modifier's act ("the committee, appointed on the 7th"), not of the clause's
 
     def allows(self, value: float) -> bool:
         """The figure is consistent with another source's value: the same figure rounded, or within its bound."""
@@ -64,6 +70,10 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         i = j + 1
         left = doc[max(sent.start, run[0].i - 3):run[0].i].text  # "about", "no fewer than", "$" before it
         found = quantities(f"{left} {doc[run[0].i:run[-1].i + 1].text}")
+        day = DAY_WORDS.get(doc[run[0].i:run[-1].i + 1].text.lower().replace(" ", ""))
+        beside = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 4)]
+        if day and not found and any(x.lower_ in MONTHS for x in beside):  # "the seventeenth day of November"
+            found = [Quantity(float(day), 1.0, False, False, False)]
         if not found:
             continue
         head = max(run, key=lambda x: len(list(x.subtree)))  # the run's own head ("thousand" in "one thousand")
@@ -78,7 +88,9 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
             key, kind = "", "date"  # "the 17th of March", "March 17": a day of the month, whatever the parser says
         month = month if kind == "date" else ""
         # unkeyed figures are kept too: compare.py reads what they count from their context, by meaning
-        out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month, _context(run, tokens)))
+        verb = _verb(head)
+        aside = kind == "date" and verb is not None and verb.dep_ in ("acl", "relcl")
+        out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month, _context(run, tokens), aside))
     return tuple(out)
 
 

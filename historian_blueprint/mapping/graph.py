@@ -38,7 +38,8 @@ class MapContext:
     embed: Embed
     top_k: int = 8
     per_document: int = 2   # passages of one document kept per query (results spread across documents)
-    passages_per_source: int = 4  # passages of one document the mapper reads (its best-ranked)
+    passages_per_source: int = 4  # passages of one document the mapper reads (its best-ranked) ...
+    whole_below: int = 4000  # ... or the whole document when it is this short (characters): a letter, a dispatch
     max_sources: int = 16
     max_rounds: int = 3
     weights: dict[str, float] = field(default_factory=dict)
@@ -109,12 +110,13 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     readings = dict(state.get("readings") or {})
     failures = []
     for sid, entry in state["sources"].items():
-        passages = [tuple(p) for p in entry["passages"][: c.passages_per_source]]
-        if sid in readings and readings[sid].passages == passages:
-            continue  # read already, and no new passage of it among its best
         doc = c.get_document(sid)
         if doc is None:
             continue
+        short = len(doc.text) <= c.whole_below  # a short document is read whole: its conflicts may lie outside the hits
+        passages = [(0, len(doc.text))] if short else [tuple(p) for p in entry["passages"][: c.passages_per_source]]
+        if sid in readings and readings[sid].passages == passages:
+            continue  # read already, and no new passage of it among its best
         if c.mapper is not None:
             try:
                 readings[sid] = replace(c.mapper(sid, doc.text, passages), passages=passages)

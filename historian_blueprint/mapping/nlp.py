@@ -61,6 +61,8 @@ class Statement:
     skeleton: str = ""  # what it says without its figures, negations and named actors (and what describes them)
     denied: bool = False  # its main verb is negated, or it stands under a denial ("X denied that ...", "it is false that ...")
     words: frozenset[str] = frozenset()  # its content lemmas, without names and without a denial's frame
+    agent: str = ""  # who it says did it (a name, a head noun, "the writer"), read from its main verb
+    terms: tuple[str, ...] = ()  # what it is about, in its order: nouns and names as written (a name whole), outside a denial's frame
 
 
 @dataclass
@@ -145,6 +147,7 @@ def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[State
             "", source_id, s, e, content[s:e], frozenset(name_key(x.text) for x in inside),
             tuple((offset + x.start_char - s, offset + x.end_char - s) for x in inside),
             figures_of(sent, s - offset, e - offset), _skeleton(tokens, framed), _denied(tokens, framed), _words(tokens, framed),
+            agent=_agent(tokens, framed), terms=_terms(tokens, framed),
         ))
     return out
 
@@ -173,6 +176,72 @@ def _frame(tokens: list[Any]) -> set[int]:
 def _words(tokens: list[Any], framed: set[int]) -> frozenset[str]:
     return frozenset(t.lemma_.lower() for t in tokens if t.i not in framed and t.is_alpha and not t.is_stop
                      and t.pos_ in ("NOUN", "VERB", "ADJ", "ADV") and t.ent_type_ not in ("PERSON", "ORG", "NORP"))
+
+
+def _agent(tokens: list[Any], framed: set[int]) -> str:
+    """Who the clause says did it, as a key: the focus of a cleft ("It was Col. Whitcomb that started No. 14",
+    "it was the crew of the Cumberland Belle who took us off"), the agent of a passive main verb ("taken off by
+    the ferry-boat of Mr. Haddon", "by one of the detectives"), or a named subject of an active one; "I" and
+    "we" are the writer; "the truth is that ..." is read through. A name in the phrase stands for it, else its
+    head noun. Empty when the clause names no doer."""
+    inside = {t.i for t in tokens}
+    root = next((t for t in tokens if t.i not in framed and (t.dep_ == "ROOT" or t.head.i not in inside)), None)
+    for _ in range(2):
+        kids = list(root.children) if root is not None else []
+        if root is not None and root.lemma_ == "be" and any(c.dep_ == "nsubj" and c.lemma_ in ("truth", "fact") for c in kids):
+            root = next((c for c in kids if c.dep_ == "ccomp"), None)  # "the truth is that ...": the claim is the clause
+    if root is None:
+        return ""
+    kids = list(root.children)
+    doer, named_only = None, False
+    if root.lemma_ == "be" and any(c.dep_ == "nsubj" and c.lower_ == "it" for c in kids):
+        doer = next((c for c in kids if c.dep_ == "attr"), None)  # a cleft: "It was X who ..."
+    if doer is None:
+        by = next((c for c in kids if c.dep_ == "agent"), None)
+        doer = next((c for c in by.children if c.dep_ == "pobj"), None) if by is not None else None
+    if doer is None and root.pos_ in ("VERB", "AUX"):
+        doer, named_only = next((c for c in kids if c.dep_ == "nsubj"), None), True
+    while doer is not None and doer.lower_ == "one" and any(c.dep_ == "prep" and c.lower_ == "of" for c in doer.children):
+        of = next(c for c in doer.children if c.dep_ == "prep" and c.lower_ == "of")  # "one of the detectives"
+        doer = next((c for c in of.children if c.dep_ == "pobj"), None)
+    if doer is None or doer.like_num:
+        return ""
+    if doer.pos_ == "PRON":  # "it was I who pulled the rope"; a subject "I" is only the writer speaking
+        return "the writer" if doer.lower_ in ("i", "we") and not named_only else ""
+    name = _name_of(doer)
+    return name or ("" if named_only else doer.lemma_.lower())
+
+
+def _name_of(token: Any) -> str:
+    """The proper name a noun phrase's head is, or stands beside ("the underviewer, Mr. John Pendlebury";
+    "the ferry-boat of Mr. Haddon"; "the crew of the Cumberland Belle"), without names set against it ("and not
+    the Council")."""
+    for c in token.children:
+        if c.dep_ == "appos" and c.pos_ == "PROPN":
+            return _name_of(c)  # "the Chief Engineer, Mr. Silas Wetherill": the person, not the title
+    if token.pos_ == "PROPN":
+        return name_key(" ".join(t.text for t in token.subtree if t.i <= token.i and (t.dep_ == "compound" or t.i == token.i)))
+    for c in token.children:
+        if c.dep_ == "prep" and c.lower_ == "of":
+            inner = next((g for g in c.children if g.dep_ == "pobj" and g.pos_ == "PROPN"), None)
+            if inner is not None:
+                return _name_of(inner)
+    return ""
+
+
+def _terms(tokens: list[Any], framed: set[int]) -> tuple[str, ...]:
+    out: list[str] = []
+    for t in tokens:
+        if t.i in framed or not t.is_alpha or t.is_stop or len(t) < 3:
+            continue
+        if t.ent_iob_ == "B" and t.ent_type_ in ("PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"):
+            end = t.i + 1
+            while end < len(t.doc) and t.doc[end].ent_iob_ == "I":
+                end += 1
+            out.append(t.doc[t.i:end].text)
+        elif not t.ent_type_ and t.pos_ in ("NOUN", "PROPN"):
+            out.append(t.text)
+    return tuple(dict.fromkeys(out))
 
 
 def _main_verbs(tokens: list[Any], framed: set[int]) -> list[Any]:

@@ -162,5 +162,6 @@ def report(topic: str, output: dict[str, Any]) -> str:
         lines.append(f"- {md_escape(s['title'])} ({md_escape(s.get('doc_type') or 'unknown type')}, {s.get('year') or 'undated'}): "
                      f"credibility {s['credibility']:.2f} — {factors}")
     lines += ["", "## Counter-queries", ""]
-    lines += [f"- round {q['round']}: {md_escape(q['query'])} → {len(q['new_sources'])} new source(s)" for q in output["counter_queries"]] or ["- (none)"]
+    lines += [f"- round {q['round']}: {md_escape(q['query'])} → {len(q['new_sources'])} new source(s); tests {md_escape(q['aimed_at'])}"
+              for q in output["counter_queries"]] or ["- (none)"]
     return "\n".join(lines) + "\n"
