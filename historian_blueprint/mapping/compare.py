@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from historian_blueprint.mapping.figures import Figure
-from historian_blueprint.mapping.nlp import Statement, name_key
+from historian_blueprint.mapping.nlp import Statement
 from historian_blueprint.text.words import rounds_to
 from historian_blueprint.verify.alignment import align, flips
 from historian_blueprint.verify.rules.lexical import affix_pair
@@ -292,12 +292,6 @@ def disputes(st: Statement) -> bool:
 
 def corrects(st: Statement) -> bool:
     return bool(CORRECTION.search(st.text))
-
-
-def _doers(st: Statement) -> frozenset[str]:
-    """Who a statement names as doing it: a name after "not" is denied, not named ("Whitcomb and not Dunleavy")."""
-    return frozenset(name_key(st.text[s:e]) for s, e in st.name_spans
-                     if not re.search(r"\b(?:not|nor)\s+(?:the\s+)?$", st.text[:s], re.I))
 
 
 _CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")

@@ -71,8 +71,9 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         left = doc[max(sent.start, run[0].i - 3):run[0].i].text  # "about", "no fewer than", "$" before it
         found = quantities(f"{left} {doc[run[0].i:run[-1].i + 1].text}")
         day = DAY_WORDS.get(doc[run[0].i:run[-1].i + 1].text.lower().replace(" ", ""))
-        beside = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 4)]
-        if day and not found and any(x.lower_ in MONTHS for x in beside):  # "the seventeenth day of November"
+        near = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 4)]  # "the 11th day of August"
+        month = next((x.lower_ for x in near if x.lower_ in MONTHS), "")
+        if day and not found and month:  # "the seventeenth day of November"
             found = [Quantity(float(day), 1.0, False, False, False)]
         if not found:
             continue
@@ -82,8 +83,6 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         noun = head
         while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
             noun = noun.head
-        near = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 4)]  # "the 11th day of August"
-        month = next((x.lower_ for x in near if x.lower_ in MONTHS), "")
         if kind != "date" and month and not found[-1].year and 1 <= found[-1].value <= 31 and found[-1].value == int(found[-1].value):
             key, kind = "", "date"  # "the 17th of March", "March 17": a day of the month, whatever the parser says
         month = month if kind == "date" else ""
