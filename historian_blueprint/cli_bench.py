@@ -114,6 +114,18 @@ def register_bench_commands(group: AppGroup) -> None:
 
         emit(map_corpora.run(Path(corpus), Path(topics), detail=detail), as_json)
 
+    @bench.command("questions")
+    @click.argument("questions", type=click.Path(dir_okay=False, exists=True))
+    @workdir_option
+    @click.option("--detail", is_flag=True, help="Per question: its kind, status and what was right or not.")
+    @json_option
+    def bench_questions(questions, workdir, detail, as_json) -> None:
+        """Historians' questions (factual, comparison, list, follow-up, outside the collection) on the sample
+        corpus, scored as the page reads: right span, a finding per side, the list count, refusals."""
+        from historian_blueprint.bench import page_questions
+
+        emit(page_questions.run(workspace_root(workdir), Path(questions), detail=detail), as_json)
+
     @bench.command("faults")
     @workdir_option
     @click.option("--role", "roles", multiple=True, default=("composer", "judge"), show_default=True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import rispy
 
 from historian_blueprint import get_store
 from tests.conftest import login, make_plain_app
@@ -132,8 +133,13 @@ def test_a_newline_in_metadata_cannot_split_a_bibliography_entry(tmp_path):
     with app.app_context():
         get_store().runs.insert_one({"_id": "r2", "kind": "ask", "user_id": "anonymous", "question": "q", "output": output,
                                      "created_at": 0})
-    body = app.test_client().get("/historian/runs/r2/export.bib").get_data(as_text=True)
-    assert body.count("\n") == 1 and "“Dam report # Injected heading Anon. “Fake.” 1700.”" in body
+    client = app.test_client()
+    chicago = client.get("/historian/runs/r2/export.chicago.txt").get_data(as_text=True)
+    entry = chicago.split("Bibliography\n\n")[1]
+    assert entry.count("\n") == 1 and "“Dam report # Injected heading Anon. “Fake.” 1700.”" in entry
+    bib = client.get("/historian/runs/r2/export.bib").get_data(as_text=True)
+    assert bib.count("@misc") == 1 and "title = {{Dam report \\# Injected heading Anon. “Fake.” 1700.}}" in bib
+    assert len(rispy.loads(client.get("/historian/runs/r2/export.ris").get_data(as_text=True))) == 1
 
 
 def test_a_lone_surrogate_in_any_json_string_is_a_clear_400_not_a_failure(client):

@@ -107,7 +107,9 @@ def test_exports(client):
     js = client.get(f"/historian/runs/{run_id}/export.json").json
     assert js["metadata"]["run_id"] == run_id and js["citations"]
     bib = client.get(f"/historian/runs/{run_id}/export.bib").get_data(as_text=True)
-    assert re.search(r"^Hoover, Herbert\. “.+\.” .+ Historian collection, sotu-1931-herbert-hoover\.$", bib, re.M), bib
+    assert re.search(r"^@misc\{hoover1931\w+,$", bib, re.M) and "author = {Herbert Hoover}" in bib, bib
+    chicago = client.get(f"/historian/runs/{run_id}/export.chicago.txt").get_data(as_text=True)
+    assert re.search(r"^Hoover, Herbert\. “.+\.” .+ Historian collection, sotu-1931-herbert-hoover\.$", chicago, re.M), chicago
 
 
 def test_check_a_draft_page_and_api(client):

@@ -5,14 +5,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from datetime import date
 from typing import Any, Literal, NamedTuple
 
 from historian_blueprint.schema import OUTCOME_LABELS, outcome_group
 from historian_blueprint.text.markdown import md_escape
-
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 
 
 class Outcome(NamedTuple):
@@ -42,42 +38,183 @@ def outcome_counts(verdicts: Iterable[str]) -> str:
     return f"{n['supported']} supported, {n['unconfirmed']} not confirmed, {n['conflict']} contradicted"
 
 
-def to_markdown(output: dict[str, Any], question: str | None = None) -> str:
-    """A readable report: answer, findings, sources, claim outcomes with their spans, verification, metadata. Every field that
-    came from a document or a user is written as text (``md_escape``): no raw HTML, no links it did not make."""
+class StatusWords(NamedTuple):
+    """The answer's standing in plain words: its group (the CSS class ``h-status-<group>``), a short label and
+    one sentence that says why. The same words on the page, in the Markdown report and in the run list."""
+
+    group: Literal["verified", "check", "unverified", "absent", "failed"]
+    label: str
+    sentence: str
+
+
+def collection_words(collection: dict[str, Any] | None) -> str:
+    """"its 319 documents date from 1860 to 1945" (empty when the run did not record the collection)."""
+    if not collection or not collection.get("documents"):
+        return ""
+    years = collection.get("years") or []
+    span = f" date from {years[0]} to {years[1]}" if len(years) == 2 and years[0] != years[1] else ""
+    return f"its {collection['documents']} documents{span}"
+
+
+def status_words(output: dict[str, Any]) -> StatusWords:
+    """What the status, the confidence and the claims mean together, said once and without contradiction:
+    a refusal is "not in this collection" (an answer, not a failure), a run that failed says so, and an answer is
+    verified only when every claim is supported."""
+    meta = output.get("metadata") or {}
+    claims = output.get("claims") or []
+    n = len(claims)
+    supported = sum(outcome(c["verdict"]).group == "supported" for c in claims)
+    conflicts = sum(outcome(c["verdict"]).group == "conflict" for c in claims)
+    if meta.get("refusal"):
+        about = collection_words(meta.get("collection"))
+        return StatusWords("absent", "not in this collection",
+                           "The collection does not answer this question" + (f" ({about})" if about else "")
+                           + "; the closest passages are named below, to read for yourself.")
+    if not output.get("citations"):
+        return StatusWords("failed", "could not answer", "Historian could not compose a checked answer; see the run details.")
+    premise = (output.get("verification") or {}).get("premise")
+    counted = f"{supported} of {n} claims are supported by the passages they cite"
+    if conflicts:
+        counted += f", {conflicts} {'is' if conflicts == 1 else 'are'} contradicted by a source"
+    if output["status"] == "verified":
+        return StatusWords("verified", "verified", f"Every claim is supported by the passage it cites ({counted}).")
+    if premise:
+        return StatusWords("check", "does not answer all of the question",
+                           f"The quotes are accurate ({counted}), but {premise['finding']}.")
+    if output["status"] == "flagged":
+        return StatusWords("check", "check before use", f"{counted[0].upper()}{counted[1:]}; read the others in their sources.")
+    return StatusWords("unverified", "not verified", f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")
+
+
+def confidence_words(confidence: float) -> str:
+    """"high (0.86)": the confidence as a word and its figure (the figure alone reads as a grade)."""
+    word = "high" if confidence >= 0.8 else "medium" if confidence >= 0.5 else "low"
+    return f"{word} ({confidence:.2f})"
+
+
+def source_label(c: dict[str, Any], doc: Any = None) -> str:
+    """Who speaks and where, as a historian cites it: "Grover Cleveland, Annual Message to Congress (1893),
+    para 12"; an interview names its narrator ("Rachel Adams, interviewed by the Federal Writers' Project,
+    1937"); a newspaper its title. ``doc``: the stored document, for the host's fields (interviewee, place)."""
+    extra = (getattr(doc, "extra", None) or {}) if doc is not None else {}
+    narrator = extra.get("interviewee")
+    author = " ".join(str(c.get("author") or "").split())
+    title = " ".join(str(c.get("title") or c["source_id"]).split())
+    when = f", {c['year']}" if c.get("year") and str(c["year"]) not in title else ""
+    where = f", {c['locator']}" if c.get("locator") else ""
+    if narrator:
+        by = f", interviewed by the {author}" if author else ""
+        return f"{narrator}{by}{when}{where}"
+    who = f"{author}, " if author and author not in title else ""
+    return f"{who}{title}{when}{where}"
+
+
+def to_markdown(output: dict[str, Any], question: str | None = None, labels: dict[int, str] | None = None,
+                references: Iterable[str] = ()) -> str:
+    """A readable report: the answer, its standing in plain words, findings, sources (with who, what, when and
+    where), every claim whole with its outcome and evidence, the four reports' summaries, and the references
+    (``references``: bibliography entries, e.g. Chicago's). No run ids, offsets or field names. Every field that came
+    from a document or a user is written as text (``md_escape``): no raw HTML, no links it did not make."""
     e = md_escape
+    labels = labels or {}
+    words = status_words(output)
     lines = []
     if question:
         lines += [f"# {e(question)}", ""]
-    lines += [f"**Status:** {e(output['status'])} · **confidence** {output['confidence']:.2f}", "", e(output["answer"]), ""]
+    lines += [f"**{e(words.label[0].upper() + words.label[1:])}.** {e(words.sentence)} Confidence: {confidence_words(output['confidence'])}.",
+              "", e(output["answer"]), ""]
     if output["bullets"]:
         lines += ["## Findings", ""] + [f"- {e(b)}" for b in output["bullets"]] + [""]
     if output["citations"]:
         lines += ["## Sources", ""]
         for c in output["citations"]:
-            who = f"{e(c['author'])}, " if c.get("author") else ""
-            lines.append(f"[{c['id']}] {who}*{e(c['title'])}*, {e(c['locator'])} ({e(c['source_id'])} chars {c['start']}–{c['end']})")
-        lines.append("")
+            lines.append(f"[{c['id']}] {e(labels.get(c['id']) or source_label(c))}: “{e(' '.join(c['text'].split()))}”")
+            lines.append("")
     if output["claims"]:
         lines += ["## Claims checked", "", outcome_counts(c["verdict"] for c in output["claims"]), "",
-                  "| # | outcome | type | claim | evidence |", "| --- | --- | --- | --- | --- |"]
+                  "| # | outcome | claim | evidence |", "| --- | --- | --- | --- |"]
         for c in output["claims"]:
             shown, span = outcome(c["verdict"]), c.get("evidence")
-            quote = f"{shown.span}: “{e(span['text'])}” ({e(span['source_id'])} chars {span['start']}–{span['end']})" if span else ""
-            lines.append(f"| {c['id']} | {e(shown.label)} | {e(c.get('type') or '')} | {e(c['text'][:160])} | {quote} |")
+            where = f" ({e(span['locator'])})" if span and span.get("locator") else ""
+            quote = f"{shown.span}: “{e(' '.join(span['text'].split()))}”{where}" if span else ""
+            lines.append(f"| {c['id']} | {e(shown.label)} | {e(' '.join(c['text'].split()))} | {quote} |")
         lines.append("")
     v = output.get("verification") or {}
-    if v:
-        lines += ["## Verification", ""]
-        for role in ("challenge", "interrogation", "counter", "judge"):
-            if role in v:
-                lines.append(f"- **{role}**: {e(v[role].get('summary', ''))}")
-        lines.append("")
-    meta = output.get("metadata") or {}
-    if meta:
-        lines += ["## Run", "", f"run {e(meta.get('run_id'))} · engine {e(meta.get('engine'))} · index generation "
-                  f"{e(meta.get('index_generation'))} · {meta.get('latency_ms', {}).get('total', 0):.0f} ms"]
+    roles = [(label, v[key]) for key, label in REPORT_ROLES if key in v]
+    if roles:
+        lines += ["## How it was checked", ""] + [f"- **{label}**: {e(r.get('summary', ''))}" for label, r in roles] + [""]
+    entries = [e(r) for r in references if r.strip()]
+    if entries:
+        lines += ["## References", ""] + [line for r in entries for line in (r, "")]
     return "\n".join(lines).rstrip() + "\n"
+
+
+_ASSESSMENTS = {"exact": "quoted exactly", "paraphrase": "a fair paraphrase", "misquote": "misquoted",
+                "out_of_context": "does not say what the claim says", "missing": "no passage found"}
+_STATUS_PLAIN = {"verified": "verified", "flagged": "check before use", "needs_revision": "not verified (to revise)",
+                 "human_review": "not verified (needs a human reader)"}
+
+
+class ReportView(NamedTuple):
+    """One verifier's report as a reader takes it: a short paragraph, a table (its head and rows) and the raw
+    report for those who want it."""
+
+    key: str
+    role: str
+    paragraph: str
+    head: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    raw: dict[str, Any]
+
+
+def report_views(output: dict[str, Any]) -> list[ReportView]:
+    """The challenger, interrogator, counter-arguer and judge in plain words, in that order (absent ones left out)."""
+    v = output.get("verification") or {}
+    claims = {c["id"]: c for c in output.get("claims") or []}
+    sources = {c["source_id"]: source_label({**c, "locator": None}) for c in output.get("citations") or []}
+    views = []
+    if "challenge" in v:
+        r = v["challenge"]
+        weak = r.get("weaknesses") or []
+        text = (f"The challenger read each of the {len(claims)} claims against its evidence and found "
+                + (f"{len(weak)} weak point{'s' if len(weak) != 1 else ''}" if weak else "no weak point")
+                + (", at least one of them serious" if r.get("critical") else "") + ".")
+        rows = [(str(w["claim_id"]), _claim_text(claims, w["claim_id"]), w["severity"], w["issue"]) for w in weak]
+        views.append(ReportView("challenge", "Challenger", text, ("#", "claim", "severity", "weak point"), rows, r))
+    if "interrogation" in v:
+        r = v["interrogation"]
+        checks = r.get("citations") or []
+        good = sum(ch["assessment"] in ("exact", "paraphrase") for ch in checks)
+        text = (f"The interrogator asked of every citation whether the passage says what its claim says: "
+                f"{good} of {len(checks)} do.")
+        rows = [(str(ch["claim_id"]), _claim_text(claims, ch["claim_id"]), sources.get(ch.get("source_id"), ch.get("source_id") or "none"),
+                 _ASSESSMENTS.get(ch["assessment"], ch["assessment"])) for ch in checks]
+        views.append(ReportView("interrogation", "Interrogator", text, ("#", "claim", "source", "the passage is"), rows, r))
+    if "counter" in v:
+        r = v["counter"]
+        if r.get("opposing_reading"):
+            text = f"The counter-arguer looked for a passage that reads the other way and found one: {r['opposing_reading']}"
+        else:
+            text = "The counter-arguer looked in the retrieved passages for one that reads the other way and found none."
+        rows = [(sources.get(ev.get("source_id"), ev.get("source_id") or ""), ev.get("locator") or "", " ".join(str(ev.get("text", "")).split()))
+                for ev in r.get("evidence") or []]
+        views.append(ReportView("counter", "Counter-arguer", text, ("source", "where", "passage"), rows, r))
+    if "judge" in v:
+        r = v["judge"]
+        status = _STATUS_PLAIN.get(r.get("status"), r.get("status", ""))
+        penalty = max(0.0, r.get("base", 0) - r.get("confidence", 0))
+        text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, the reports take "
+                f"{penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")
+        rows = [(item,) for item in r.get("required_revisions") or []]
+        views.append(ReportView("judge", "Judge", text, ("what would have to change",), rows, r))
+    return views
+
+
+def _claim_text(claims: dict[int, dict[str, Any]], claim_id: int) -> str:
+    return " ".join(str((claims.get(claim_id) or {}).get("text", "")).split())
+
+
+REPORT_ROLES = (("challenge", "Challenger"), ("interrogation", "Interrogator"), ("counter", "Counter-arguer"), ("judge", "Judge"))
 
 
 def safe_url(url: Any) -> str | None:
@@ -86,37 +223,3 @@ def safe_url(url: Any) -> str | None:
     if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", url.strip(), re.I):
         return None
     return url.strip()
-
-
-def _inverted(author: str) -> str:
-    """"Grover Cleveland" -> "Cleveland, Grover" (the first author of a list; already inverted names stay)."""
-    author = author.strip()
-    if not author or "," in author or " " not in author:
-        return author
-    first, last = author.rsplit(" ", 1)
-    return f"{last}, {first}"
-
-
-def _chicago_date(value: Any, year: Any) -> str:
-    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        d = date.fromisoformat(value)
-        return f"{_MONTHS[d.month - 1]} {d.day}, {d.year}"
-    return str(value or year or "n.d.")
-
-
-def bibliography(citations: list[dict[str, Any]], store: Any = None) -> str:
-    """A Chicago-style (notes-bibliography) list of the cited sources, alphabetical by author or title."""
-    entries = {}
-    for c in citations:
-        if c["source_id"] in entries:
-            continue
-        doc = store.get_document(c["source_id"]) if store is not None else None
-        # one line per entry: a newline in the metadata must not make one entry look like several
-        author = " ".join(((doc.author if doc else None) or c.get("author") or "").split())
-        title = " ".join(((doc.title if doc else None) or c.get("title") or c["source_id"]).split())
-        when = _chicago_date(doc.date if doc else None, c.get("year"))
-        url = safe_url((doc.url if doc else None) or c.get("url"))  # only http(s): no javascript: in a bibliography
-        parts = [f"{_inverted(author)}." if author else "", f"“{title.rstrip('.')}.”", f"{when}.",
-                 f"Historian collection, {' '.join(str(c['source_id']).split())}.", f"{url}." if url else ""]
-        entries[c["source_id"]] = (_inverted(author) or title).lower(), " ".join(p for p in parts if p)
-    return "\n".join(text for _, text in sorted(entries.values())) + ("\n" if entries else "")

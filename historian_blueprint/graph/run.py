@@ -74,6 +74,17 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
     return context
 
 
+def collection_extent() -> dict[str, Any]:
+    """How many documents the serving index searches and the years they span (a refusal says what the
+    collection covers: "its 319 documents date from 1860 to 1945")."""
+    try:
+        documents = service.get_index().documents
+    except (service.IndexNotBuilt, service.IndexMismatch):
+        return {"documents": get_store().count_documents(), "years": []}
+    years = [info["year"] for info in documents.values() if isinstance(info.get("year"), int) and info["year"] > 0]
+    return {"documents": len(documents), "years": [min(years), max(years)] if years else []}
+
+
 def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | None]:
     """The last five turns of the thread a follow-up continues (oldest first) and the thread's id.
 
@@ -136,6 +147,7 @@ def stream(
         "profile": profile or current_app.config["HISTORIAN_PROFILE"],
         "thread_id": thread_id or run_id,
         "parent_id": parent_id,
+        "collection": collection_extent(),
     }
     Output.model_validate(output)
     run_history.record_run(

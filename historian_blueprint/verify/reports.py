@@ -93,12 +93,22 @@ def counter_argue(claims: list[ClaimVerdict], passages: list[dict], caps: Caps) 
         return CounterReport(summary="no opposing reading found in the retrieved passages")
     overlap, evidence, claim = best
     return CounterReport(
-        opposing_reading=f"Claim {claim.id} may be read differently: {evidence['text'][:300]}",
+        opposing_reading=f"Claim {claim.id} may be read differently: {clip(evidence['text'], 600)}",
         evidence=[evidence],
         both_interpretations_valid=True,
         penalty=round(min(caps.counter, 0.1 * overlap), 4),
         summary="an opposing passage shares the claim's subject; both readings should be weighed",
     )
+
+
+def clip(text: str, limit: int) -> str:
+    """The text whole when it fits, else cut at the last word boundary before ``limit`` with an ellipsis
+    (never mid-word)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > 0 else limit].rstrip(" ,;:") + "…"
 
 
 def judge(

@@ -14,7 +14,10 @@ from flask import (
 from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.config import PROFILES
-from historian_blueprint.graph.export import bibliography, outcome, outcome_counts, to_markdown
+from historian_blueprint.graph.export import (
+    confidence_words, outcome, outcome_counts, report_views, source_label, status_words, to_markdown,
+)
+from historian_blueprint.graph.references import bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.verify.service import check_draft
@@ -22,6 +25,10 @@ from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse
 from historian_blueprint.web.auth import current_identity, login_required
 from historian_blueprint.web.csrf import csrf_token, protect
 
+# An answer's exports: the report, the output, and its cited sources in the formats reference managers import.
+EXPORTS = {"md": "text/markdown", "json": "application/json", "bib": "application/x-bibtex",
+           "ris": "application/x-research-info-systems", "csl.json": "application/vnd.citationstyles.csl+json",
+           "chicago.txt": "text/plain"}
 _SPAN = re.compile(r"^(\d{1,9})-(\d{1,9})$")
 
 
@@ -185,6 +192,27 @@ def register(bp: Blueprint) -> None:
 
     bp.add_app_template_filter(outcome, "historian_outcome")  # verdict -> (group, label, span)
     bp.add_app_template_global(outcome_counts, "historian_outcome_counts")
+    bp.add_app_template_global(status_words, "historian_status_words")  # output -> (group, label, sentence)
+    bp.add_app_template_global(confidence_words, "historian_confidence_words")
+    bp.add_app_template_global(report_views, "historian_report_views")
+
+    @bp.app_template_filter("historian_json")
+    def historian_json(value: Any) -> str:
+        """Indented JSON with its characters as they are (no \\u2013 escapes); the template escapes it as text."""
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+    @bp.app_template_global("historian_source_groups")
+    def source_groups(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The citations grouped by document, in order of first citation, each group with its label (who, what,
+        when) and its citations in order: the page quotes each passage once, under its source."""
+        groups: dict[str, dict[str, Any]] = {}
+        for c in citations:
+            if c["source_id"] not in groups:
+                doc = get_store().get_document(c["source_id"])
+                groups[c["source_id"]] = {"source_id": c["source_id"], "label": source_label({**c, "locator": None}, doc),
+                                          "citations": []}
+            groups[c["source_id"]]["citations"].append(c)
+        return list(groups.values())
 
     # ------------------------------------------------------------------ ask
     @bp.get("/ask")
@@ -248,18 +276,26 @@ def register(bp: Blueprint) -> None:
     @bp.get("/runs/<run_id>/export.<fmt>")
     @login_required
     def run_export(run_id: str, fmt: str):
+        """The run as a report (md), its output (json), or its cited sources as references: BibTeX (bib), RIS
+        (ris), CSL-JSON (csl.json) and Chicago notes-bibliography (chicago.txt)."""
         run = load_run(run_id)
         out = run["output"]
-        name = f"historian-{run_id[:8]}"
+        store = get_store()
+        refs = references(out["citations"], store)
         if fmt == "md":
-            body, mime = to_markdown(out, run["question"]), "text/markdown"  # Flask adds the one charset
+            labels = {c["id"]: source_label(c, store.get_document(c["source_id"])) for c in out["citations"]}
+            body = to_markdown(out, run["question"], labels, [chicago_bibliography_entry(r) for r in refs])
         elif fmt == "json":
-            body, mime = json.dumps(out, indent=2, ensure_ascii=False), "application/json"
-        elif fmt == "bib":
-            body, mime = bibliography(out["citations"], get_store()), "text/plain"
+            body = json.dumps(out, indent=2, ensure_ascii=False)
+        elif fmt == "chicago.txt":
+            body = chicago(refs, out["citations"])
+        elif fmt in EXPORTS:
+            body = {"bib": bibtex, "ris": ris, "csl.json": csl_json}[fmt](refs)
         else:
-            raise Problem(404, "not_found", "export formats: md, json, bib")
-        return Response(body, mimetype=mime, headers={"Content-Disposition": f'attachment; filename="{name}.{fmt if fmt != "bib" else "txt"}"'})
+            raise Problem(404, "not_found", f"export formats: {', '.join(EXPORTS)}")
+        mime = EXPORTS[fmt]  # Flask adds the charset to text/* only; the other types name theirs here
+        kind = {"mimetype": mime} if mime.startswith("text/") else {"content_type": f"{mime}; charset=utf-8"}
+        return Response(body, **kind, headers={"Content-Disposition": f'attachment; filename="historian-{run_id[:8]}.{fmt}"'})
 
     # ------------------------------------------------------------------ sources
     @bp.get("/sources/<historian_document_id:source_id>")

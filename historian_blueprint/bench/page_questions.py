@@ -1,0 +1,131 @@
+"""Questions as a historian asks them, scored as a historian reads the page (issue 22).
+
+A question file holds five kinds (see tests/data/page_questions.jsonl):
+- ``factual`` and ``followup`` (the earlier turn is asked first, then the follow-up continues its thread):
+  right when the answer is not a refusal and a citation's span overlaps a gold quote;
+- ``comparison``: right when every side the collection speaks to has a finding (a citation overlapping that
+  side's gold) and every side it is silent on is said to be "not found" in the answer's comparison table;
+- ``list``: right when the answer states how many items it found of how many were asked, the found count is
+  true (the items whose gold its citations overlap), at least one was found, and it is not ``verified`` with
+  fewer items than asked;
+- ``outside``: right when the answer is a refusal (the collection cannot answer it).
+
+A ``verified`` answer that is not right is counted apart: it is the error a historian does not forgive.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
+
+KINDS = ("factual", "comparison", "list", "followup", "outside")
+
+
+def _span(text: str, quote: str) -> tuple[int, int] | None:
+    at = text.find(quote)
+    return (at, at + len(quote)) if at >= 0 else None
+
+
+def cited(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str], ids: set[int] | None = None) -> bool:
+    """Some citation (of ``ids`` when given) overlaps one of the gold quotes where it stands in its document."""
+    for g in gold:
+        span = _span(texts.get(g["source_id"], ""), g["quote"])
+        if span is None:
+            continue
+        for c in result["citations"]:
+            if ids is not None and c["id"] not in ids:
+                continue
+            if c["source_id"] == g["source_id"] and c["start"] < span[1] and c["end"] > span[0]:
+                return True
+    return False
+
+
+def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
+    """One question's verdict: ``right`` and what was seen (for the per-item detail)."""
+    refused = bool(result["metadata"].get("refusal"))
+    shape = result.get("shape") or {}
+    kind = item["kind"]
+    seen: dict[str, Any] = {"status": result["status"], "refused": refused}
+    if kind in ("factual", "followup"):
+        right = not refused and cited(result, item["gold"], texts)
+    elif kind == "outside":
+        right = refused
+    elif kind == "comparison":
+        table = {s.get("label", "").lower(): s for s in shape.get("sides", [])} if shape.get("kind") == "comparison" else {}
+        per_side = []
+        for side in item["sides"]:
+            row = _row(table, side["label"])
+            if side["gold"]:
+                ids = set(row.get("citations", [])) if row else None
+                per_side.append(not refused and cited(result, side["gold"], texts, ids))
+            else:
+                per_side.append(bool(row) and not row.get("found"))
+        seen["sides_right"] = per_side
+        right = all(per_side)
+    elif kind == "list":
+        have = [it for it in item["items"] if it["gold"]]
+        found = sum(cited(result, it["gold"], texts) for it in have) if not refused else 0
+        stated = shape if shape.get("kind") == "list" else {}
+        seen.update(items_found=found, items_in_collection=len(have), asked=item["asked"],
+                    stated_found=stated.get("found"), stated_asked=stated.get("asked"))
+        right = (bool(stated) and found >= 1 and stated.get("found") == found and stated.get("asked") == item["asked"]
+                 and not (found < item["asked"] and result["status"] == "verified"))
+    else:
+        raise ValueError(f"unknown kind {kind!r} in {item['id']}")
+    seen["right"] = bool(right)
+    return seen
+
+
+def _row(table: dict[str, dict[str, Any]], label: str) -> dict[str, Any] | None:
+    """The comparison row for a side: its label, or a row whose label shares the side's last word (a surname)."""
+    label = label.lower()
+    if label in table:
+        return table[label]
+    last = label.split()[-1] if label.split() else ""
+    return next((row for key, row in table.items() if last and last in key.split()), None)
+
+
+def ask_item(item: dict[str, Any], ask) -> dict[str, Any]:
+    """Ask one question as a user would: a follow-up continues the thread of its earlier turns."""
+    parent = None
+    for turn in item.get("history") or []:
+        parent = ask(turn["question"], parent_id=parent)["metadata"]["run_id"]
+    return ask(item["question"], parent_id=parent)
+
+
+def summarize(items: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kind in KINDS:
+        mine = [v for it, v in zip(items, verdicts) if it["kind"] == kind]
+        if mine:
+            out[kind] = f"{sum(v['right'] for v in mine)}/{len(mine)}"
+    out["right"] = f"{sum(v['right'] for v in verdicts)}/{len(verdicts)}"
+    verified = [v for v in verdicts if v["status"] == "verified"]
+    out["verified"] = len(verified)
+    out["verified_wrong"] = sum(not v["right"] for v in verified)
+    lists = [v for it, v in zip(items, verdicts) if it["kind"] == "list"]
+    if lists:
+        out["list_items_found"] = f"{sum(v['items_found'] for v in lists)}/{sum(v['items_in_collection'] for v in lists)}"
+    return out
+
+
+def run(root: Path, path: Path, detail: bool = False) -> dict[str, Any]:
+    from historian_blueprint.evaluation.harness import sample_corpus
+    from historian_blueprint.graph.run import ask
+
+    items = list(read_jsonl(path))
+    app = workspace(root, "sample")
+    ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
+    ensure_index(app)
+    texts = {k: d.text for k, d in sample_corpus().items()}
+    with app.app_context():
+        verdicts = []
+        for item in items:
+            result = ask_item(item, lambda q, parent_id=None: ask(q, parent_id=parent_id, user_id="bench"))
+            verdicts.append({"id": item["id"], "kind": item["kind"], **score_item(item, result, texts)})
+    out = {"questions": str(path), **summarize(items, verdicts)}
+    if detail:
+        out["items"] = verdicts
+    return out
