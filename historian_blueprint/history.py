@@ -40,7 +40,8 @@ def summary(run: Mapping[str, Any]) -> dict[str, Any]:
         "_id": run["_id"], "question": run.get("question"), "topic": run.get("topic"),
         "created_at": run.get("created_at"), "thread_id": run.get("thread_id"),
         "output": {"status": output.get("status"), "confidence": output.get("confidence"),
-                   "metadata": {"rounds": (output.get("metadata") or {}).get("rounds")}},
+                   "metadata": {"rounds": (output.get("metadata") or {}).get("rounds"),
+                                "refusal": (output.get("metadata") or {}).get("refusal")}},
     }
 
 
@@ -121,7 +122,8 @@ def rebuild(store: Store) -> int:
         history = store.collection("history")
         history.delete_many({})
         fields = {"question": 1, "topic": 1, "created_at": 1, "thread_id": 1, "kind": 1, "user_id": 1,
-                  "output.status": 1, "output.confidence": 1, "output.metadata.rounds": 1}
+                  "output.status": 1, "output.confidence": 1, "output.metadata.rounds": 1,
+                  "output.metadata.refusal": 1}
         runs = sorted(store.runs.find({}, fields), key=lambda r: (r.get("created_at") or 0, r["_id"]))
         lists: dict[str, list[dict[str, Any]]] = {}
         for run in runs:

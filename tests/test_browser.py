@@ -239,3 +239,65 @@ def test_check_a_draft_shows_supported_not_confirmed_and_contradicted_apart(site
     mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
     assert " ".join(mark.text.split()) == " ".join(quotes[1].split())
     assert csp_violations(browser) == []
+
+
+def _viewport(driver, width, height, mobile=False):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+
+
+def _no_horizontal_scroll(driver) -> bool:
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1;")
+
+
+def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, shots):
+    """Desktop 1400x1000 and phone 390x844: the answer's standing in plain words, findings grouped by source,
+    the reports as paragraphs (their data folded away), a citation opening with its span's top between 25% and
+    60% of the window, and no horizontal scroll on the phone (answer, source, ask, history, map pages)."""
+    from selenium.webdriver.common.by import By
+
+    app, base = site
+    _viewport(browser, 1400, 1000)
+    log_in(browser, base, "alice", "alice-pw")
+    browser.get(f"{base}/historian/ask")
+    browser.find_element(By.ID, "h-question").send_keys("What did Hoover say about the banks and the depression?")
+    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
+    answer_url = browser.current_url
+    words = browser.find_element(By.CSS_SELECTOR, '[data-testid="status-sentence"]').text
+    assert words and "_" not in words and "p(supported)" not in browser.page_source
+    groups = browser.find_elements(By.CSS_SELECTOR, '[data-testid="source-group"]')
+    assert groups and all(g.find_element(By.TAG_NAME, "h4").text for g in groups)
+    quotes = [q.text for q in browser.find_elements(By.CSS_SELECTOR, ".h-source-group blockquote")]
+    assert len(quotes) == len(set(quotes))  # each passage quoted once under its source
+    judge = browser.find_element(By.CSS_SELECTOR, '[data-testid="report-judge"]')
+    assert judge.find_element(By.TAG_NAME, "p").text.startswith("The judge weighed the three reports")
+    assert not judge.find_element(By.TAG_NAME, "pre").is_displayed()  # the raw report is one click away, not on the page
+    browser.save_screenshot(str(shots / "answer-desktop.png"))
+    browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()
+    mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
+    time.sleep(0.3)  # the load event's placement
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top / window.innerHeight;", mark)
+    assert 0.25 <= top <= 0.60, top
+    assert browser.find_elements(By.CSS_SELECTOR, ".h-mark-n")  # every highlighted span shows its citation number
+    browser.save_screenshot(str(shots / "source-desktop.png"))
+
+    _viewport(browser, 390, 844, mobile=True)
+    for name, url in (("answer", answer_url), ("ask", f"{base}/historian/ask"), ("history", f"{base}/historian/runs"),
+                      ("map", f"{base}/historian/map")):
+        browser.get(url)
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "main"))
+        assert _no_horizontal_scroll(browser), name
+        if name == "answer":
+            browser.save_screenshot(str(shots / "answer-phone.png"))
+    browser.get(answer_url)
+    browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()
+    mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
+    time.sleep(0.3)
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top / window.innerHeight;", mark)
+    assert 0.25 <= top <= 0.60 and _no_horizontal_scroll(browser), top
+    logout = browser.find_element(By.XPATH, "//button[normalize-space()='Log out']")
+    right = browser.execute_script("return arguments[0].getBoundingClientRect().right <= window.innerWidth;", logout)
+    assert right  # the nav wraps: "Log out" stays on screen
+    browser.save_screenshot(str(shots / "source-phone.png"))
+    assert csp_violations(browser) == []

@@ -86,6 +86,21 @@ def status_words(output: dict[str, Any]) -> StatusWords:
     return StatusWords("unverified", "not verified", f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")
 
 
+_SHORT = {"verified": ("verified", "verified"), "flagged": ("check", "check before use"),
+          "needs_revision": ("unverified", "not verified"), "human_review": ("unverified", "not verified")}
+
+
+def status_label(output: Any) -> tuple[str, str]:
+    """(group, label) from the status alone, for lists that keep only a run's summary and for a checked draft
+    (a dict or a ``Verification``): the same words as ``status_words`` ("not in this collection" for a refusal)."""
+    def field(name: str) -> Any:
+        return output.get(name) if isinstance(output, dict) else getattr(output, name, None)
+
+    if (field("metadata") or {}).get("refusal"):
+        return "absent", "not in this collection"
+    return _SHORT.get(field("status"), ("unverified", "not verified"))
+
+
 def confidence_words(confidence: float) -> str:
     """"high (0.86)": the confidence as a word and its figure (the figure alone reads as a grade)."""
     word = "high" if confidence >= 0.8 else "medium" if confidence >= 0.5 else "low"

@@ -15,7 +15,7 @@ from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.export import (
-    confidence_words, outcome, outcome_counts, report_views, source_label, status_words, to_markdown,
+    confidence_words, outcome, outcome_counts, report_views, source_label, status_label, status_words, to_markdown,
 )
 from historian_blueprint.graph.references import bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
@@ -194,6 +194,7 @@ def register(bp: Blueprint) -> None:
     bp.add_app_template_global(outcome_counts, "historian_outcome_counts")
     bp.add_app_template_global(status_words, "historian_status_words")  # output -> (group, label, sentence)
     bp.add_app_template_global(confidence_words, "historian_confidence_words")
+    bp.add_app_template_global(status_label, "historian_status_label")  # a run summary's (group, label)
     bp.add_app_template_global(report_views, "historian_report_views")
 
     @bp.app_template_filter("historian_json")
