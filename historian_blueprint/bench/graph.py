@@ -57,14 +57,15 @@ def question_sets(data: Path, n: int) -> dict[str, list[dict[str, Any]]]:
     return sets
 
 
-def holds_answer(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str]) -> bool:
-    """Some citation's span overlaps a gold quote where it stands in its document."""
+def holds_answer(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str], ids: set[int] | None = None) -> bool:
+    """Some citation's span (of ``ids`` when given) overlaps a gold quote where it stands in its document."""
+    cited = [c for c in result["citations"] if ids is None or c["id"] in ids]
     for g in gold:
         text = texts.get(g["source_id"], "")
         at = text.find(g["quote"])
         if at < 0:
             continue
-        if any(c["source_id"] == g["source_id"] and c["start"] < at + len(g["quote"]) and c["end"] > at for c in result["citations"]):
+        if any(c["source_id"] == g["source_id"] and c["start"] < at + len(g["quote"]) and c["end"] > at for c in cited):
             return True
     return False
 

@@ -19,27 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
+from historian_blueprint.bench.graph import holds_answer as cited  # some citation (of ids) overlaps a gold quote
 
 KINDS = ("factual", "comparison", "list", "followup", "outside")
-
-
-def _span(text: str, quote: str) -> tuple[int, int] | None:
-    at = text.find(quote)
-    return (at, at + len(quote)) if at >= 0 else None
-
-
-def cited(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str], ids: set[int] | None = None) -> bool:
-    """Some citation (of ``ids`` when given) overlaps one of the gold quotes where it stands in its document."""
-    for g in gold:
-        span = _span(texts.get(g["source_id"], ""), g["quote"])
-        if span is None:
-            continue
-        for c in result["citations"]:
-            if ids is not None and c["id"] not in ids:
-                continue
-            if c["source_id"] == g["source_id"] and c["start"] < span[1] and c["end"] > span[0]:
-                return True
-    return False
 
 
 def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -57,6 +58,10 @@ class Reference:
             return [int(self.date[:4]), int(self.date[5:])]
         return [self.year] if self.year else None
 
+    def date_text(self, sep: str) -> str:
+        """The date's parts joined by ``sep``, month and day with two digits: "1893-12-04", "1893/12/04", "1937"."""
+        return sep.join(f"{p:02d}" if i else str(p) for i, p in enumerate(self.date_parts or []))
+
     @property
     def kind(self) -> str:
         """What it is, in CSL's vocabulary: a newspaper article, an interview, a speech, or a document."""
@@ -76,6 +81,11 @@ class Reference:
         where = f"{self.collection}; " if self.collection else ""
         return f"{cited}{where}Historian collection, {self.source_id}."
 
+    @property
+    def full_note(self) -> str:
+        """The note, naming the narrator first when the document is an interview."""
+        return (f"Interview with {self.interviewee}. " if self.interviewee else "") + self.note
+
 
 def corporate(name: str) -> bool:
     return bool(_CORPORATE.search(name))
@@ -86,13 +96,14 @@ def _clean(value: Any) -> str | None:
     return text or None
 
 
-def references(citations: list[dict[str, Any]], store: Any = None) -> list[Reference]:
-    """One reference per cited document, in order of first citation, from the stored document when there is one."""
+def references(citations: list[dict[str, Any]], get_document: Callable[[str], Any] | None = None) -> list[Reference]:
+    """One reference per cited document, in order of first citation, from the stored document when
+    ``get_document`` (source id -> document or None) has one, else from the citation's own fields."""
     out: dict[str, Reference] = {}
     for c in citations:
         sid = str(c["source_id"])
         if sid not in out:
-            doc = store.get_document(sid) if store is not None else None
+            doc = get_document(sid) if get_document is not None else None
             extra = (doc.extra if doc is not None else None) or {}
             author = _clean((doc.author if doc else None) or c.get("author"))
             out[sid] = Reference(
@@ -127,10 +138,8 @@ def bibtex(refs: list[Reference]) -> str:
         authors = " and ".join(f"{{{_bib(a)}}}" if corporate(a) else _bib(a) for a in r.authors)
         fields = [("title", f"{{{_bib(r.title)}}}"), ("author", authors)]
         if r.date_parts:
-            fields.append(("date", "-".join(f"{p:02d}" if i else str(p) for i, p in enumerate(r.date_parts))))
-            fields.append(("year", str(r.date_parts[0])))
-        fields += [("howpublished", _bib(r.collection or "")), ("url", r.url or ""),
-                   ("note", _bib((f"Interview with {r.interviewee}. " if r.interviewee else "") + r.note))]
+            fields += [("date", r.date_text("-")), ("year", str(r.date_parts[0]))]
+        fields += [("howpublished", _bib(r.collection or "")), ("url", r.url or ""), ("note", _bib(r.full_note))]
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
         entries.append(f"@misc{{{key},\n{body}\n}}\n")
     return "\n".join(entries)
@@ -149,14 +158,14 @@ def ris(refs: list[Reference]) -> str:
         parts = r.date_parts
         if parts:
             lines.append(("PY", str(parts[0])))
-            lines.append(("DA", "/".join(f"{p:02d}" if i else str(p) for i, p in enumerate(parts)) + ("/" * (3 - len(parts)))))
+            lines.append(("DA", r.date_text("/") + "/" * (3 - len(parts))))
         if r.collection:
             lines.append(("T2", r.collection))
         if r.place:
             lines.append(("CY", r.place))
         if r.url:
             lines.append(("UR", r.url))
-        lines.append(("N1", (f"Interview with {r.interviewee}. " if r.interviewee else "") + r.note))
+        lines.append(("N1", r.full_note))
         out.append("\n".join(f"{tag}  - {value}" for tag, value in lines) + "\nER  - \n")
     return "\n".join(out)
 

@@ -78,11 +78,10 @@ def collection_extent() -> dict[str, Any]:
     """How many documents the serving index searches and the years they span (a refusal says what the
     collection covers: "its 319 documents date from 1860 to 1945")."""
     try:
-        documents = service.get_index().documents
+        extent = service.get_index().extent  # the generation's own: each run gets a copy
+        return {"documents": extent["documents"], "years": list(extent["years"])}
     except (service.IndexNotBuilt, service.IndexMismatch):
         return {"documents": get_store().count_documents(), "years": []}
-    years = [info["year"] for info in documents.values() if isinstance(info.get("year"), int) and info["year"] > 0]
-    return {"documents": len(documents), "years": [min(years), max(years)] if years else []}
 
 
 def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | None]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -85,6 +87,12 @@ class LoadedIndex:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    @functools.cached_property
+    def extent(self) -> dict[str, Any]:
+        """How many documents this generation searches and the years they span (read once per generation)."""
+        years = [info["year"] for info in self.documents.values() if isinstance(info.get("year"), int) and info["year"] > 0]
+        return {"documents": len(self.documents), "years": [min(years), max(years)] if years else []}
 
     def check_model(self, name: str, dimension: int) -> None:
         """Raise IndexMismatch when the index was built with another embedding model."""

@@ -281,19 +281,21 @@ def register(bp: Blueprint) -> None:
         (ris), CSL-JSON (csl.json) and Chicago notes-bibliography (chicago.txt)."""
         run = load_run(run_id)
         out = run["output"]
-        store = get_store()
-        refs = references(out["citations"], store)
-        if fmt == "md":
-            labels = {c["id"]: source_label(c, store.get_document(c["source_id"])) for c in out["citations"]}
-            body = to_markdown(out, run["question"], labels, [chicago_bibliography_entry(r) for r in refs])
-        elif fmt == "json":
-            body = json.dumps(out, indent=2, ensure_ascii=False)
-        elif fmt == "chicago.txt":
-            body = chicago(refs, out["citations"])
-        elif fmt in EXPORTS:
-            body = {"bib": bibtex, "ris": ris, "csl.json": csl_json}[fmt](refs)
-        else:
+        if fmt not in EXPORTS:
             raise Problem(404, "not_found", f"export formats: {', '.join(EXPORTS)}")
+        if fmt == "json":
+            body = json.dumps(out, indent=2, ensure_ascii=False)
+        else:  # each cited document read once, for its references and (md) its sources' labels
+            store = get_store()
+            docs = {sid: store.get_document(sid) for sid in dict.fromkeys(c["source_id"] for c in out["citations"])}
+            refs = references(out["citations"], docs.get)
+            if fmt == "md":
+                labels = {c["id"]: source_label(c, docs[c["source_id"]]) for c in out["citations"]}
+                body = to_markdown(out, run["question"], labels, [chicago_bibliography_entry(r) for r in refs])
+            elif fmt == "chicago.txt":
+                body = chicago(refs, out["citations"])
+            else:
+                body = {"bib": bibtex, "ris": ris, "csl.json": csl_json}[fmt](refs)
         mime = EXPORTS[fmt]  # Flask adds the charset to text/* only; the other types name theirs here
         kind = {"mimetype": mime} if mime.startswith("text/") else {"content_type": f"{mime}; charset=utf-8"}
         return Response(body, **kind, headers={"Content-Disposition": f'attachment; filename="historian-{run_id[:8]}.{fmt}"'})
