@@ -126,6 +126,18 @@ def register_bench_commands(group: AppGroup) -> None:
 
         emit(page_questions.run(workspace_root(workdir), Path(questions), detail=detail), as_json)
 
+    @bench.command("drafts")
+    @click.argument("sentences", type=click.Path(dir_okay=False, exists=True))
+    @workdir_option
+    @click.option("--detail", is_flag=True, help="Per sentence: its kind, verdict, reason and whether the evidence is its source.")
+    @json_option
+    def bench_drafts(sentences, workdir, detail, as_json) -> None:
+        """Draft sentences (faithful, rounded, a wrong figure, speaker or year) through the draft checker on the
+        sample corpus: right verdicts for the right reason, false "supported", coverage, evidence on the source."""
+        from historian_blueprint.bench import drafts
+
+        emit(drafts.run(workspace_root(workdir), Path(sentences), detail=detail), as_json)
+
     @bench.command("faults")
     @workdir_option
     @click.option("--role", "roles", multiple=True, default=("composer", "judge"), show_default=True,

@@ -58,6 +58,7 @@ class SourceText:
     text: str
     title: str = ""
     author: str | None = None
+    interviewee: str | None = None  # an interview's narrator (the host's field), for citing who speaks
 
     @property
     def byline(self) -> str:
@@ -233,6 +234,7 @@ class Output(BaseModel):
     claims: list[ClaimVerdict]
     verification: dict[str, Any]
     metadata: dict[str, Any]
+    shape: dict[str, Any] | None = None  # a comparison's sides or a list's count (roles.shapes.described)
 
 
 def worse(a: Status, b: Status) -> Status:

@@ -273,7 +273,21 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
     judge = browser.find_element(By.CSS_SELECTOR, '[data-testid="report-judge"]')
     assert judge.find_element(By.TAG_NAME, "p").text.startswith("The judge weighed the three reports")
     assert not judge.find_element(By.TAG_NAME, "pre").is_displayed()  # the raw report is one click away, not on the page
+    lead = browser.find_element(By.CSS_SELECTOR, '[data-testid="answer"]').text
+    assert "answers most directly" in lead and "[1]" in lead  # a lead sentence in Historian's words
+    assert not any(q in lead for q in quotes)  # it quotes an excerpt, never a finding whole
     browser.save_screenshot(str(shots / "answer-desktop.png"))
+    browser.get(f"{base}/historian/ask")
+    browser.find_element(By.ID, "h-question").send_keys("Compare what Cleveland and Hoover said about the banks.")
+    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
+    table = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#h-result [data-testid="comparison"]'))[0]
+    sides = table.find_elements(By.CSS_SELECTOR, '[data-testid="side"]')
+    assert [s.get_attribute("data-label") for s in sides] == ["Cleveland", "Hoover"]
+    for side in sides:  # a finding per side, or "not found for this side"
+        assert side.find_elements(By.CSS_SELECTOR, ".h-marker") or "Not found for this side" in side.text
+    compare_url = browser.current_url
+    browser.save_screenshot(str(shots / "compare-desktop.png"))
+    browser.get(answer_url)
     browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()
     mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]
     time.sleep(0.3)  # the load event's placement
@@ -290,6 +304,10 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
         assert _no_horizontal_scroll(browser), name
         if name == "answer":
             browser.save_screenshot(str(shots / "answer-phone.png"))
+    browser.get(compare_url)
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="comparison"]'))
+    assert _no_horizontal_scroll(browser), "comparison"
+    browser.save_screenshot(str(shots / "compare-phone.png"))
     browser.get(answer_url)
     browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()
     mark = wait_for(lambda: browser.find_elements(By.ID, "h-mark-first"))[0]

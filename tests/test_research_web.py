@@ -219,3 +219,41 @@ def test_a_document_id_with_slashes_and_dots_links_to_itself(tmp_path):
     page = app.test_client().get(link).get_data(as_text=True)
     assert "The dam held until May." in page and "Another text." not in page
 
+
+
+# ---------------------------------------------------------------------------- search filters (issue 22)
+def test_search_filters_limit_every_citation_and_the_page_says_so(client):
+
+    out = client.post("/historian/api/ask", json={"question": "What was said about the depression and unemployment?",
+                                                   "author": "Hoover", "year_from": 1925, "year_to": 1935}).get_json()
+    assert out["metadata"]["filters"] == {"author": "Hoover", "year_from": 1925, "year_to": 1935}
+    assert out["citations"] and {c["source_id"] for c in out["citations"]} == {"sotu-1931-herbert-hoover"}
+    page = client.get(f"/historian/runs/{out['metadata']['run_id']}").get_data(as_text=True)
+    assert 'data-testid="filters"' in page and "whose author or title names “Hoover”" in page and "from 1925 to 1935" in page
+    # the form carries them, and a follow-up starts with the same filters
+    form = client.get(f"/historian/ask?parent={out['metadata']['run_id']}").get_data(as_text=True)
+    assert 'name="author"' in form and 'value="Hoover"' in form and 'name="collection"' in form
+
+
+def test_the_form_s_filters_reach_the_search(client):
+
+    run_id = ask(client, "What was said about the depression?", author="Wilson", year_from="", year_to="")
+    with client.application.app_context():
+        run = get_store().runs.find_one({"_id": run_id})
+    assert run["output"]["metadata"]["filters"] == {"author": "Wilson"}
+    assert all(c["source_id"] == "sotu-1919-woodrow-wilson" for c in run["output"]["citations"])
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"year_from": "eighteen-sixty"}, "year_from must be a year"),
+    ({"year_from": 1900, "year_to": 1890}, "year_from (1900) is after year_to (1890)"),
+    ({"author": "x" * 201}, "author is longer than 200 characters"),
+])
+def test_a_bad_filter_is_a_clear_error_and_nothing_runs(client, body, message):
+
+    with client.application.app_context():
+        before = get_store().runs.count_documents({})
+    response = client.post("/historian/ask", data={"question": "What was said about the depression?", **body})
+    assert response.status_code == 400 and message in response.get_data(as_text=True)
+    with client.application.app_context():
+        assert get_store().runs.count_documents({}) == before

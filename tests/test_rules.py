@@ -139,7 +139,7 @@ def test_names_fires_on_a_name_the_evidence_lacks_and_not_on_the_voice_of_a_firs
     source = doc("General Sherman ordered the railroad company to lay track across the western plains.")
     claim = "General Grant ordered the railroad company to lay track across the western plains."
     fired = details.names(context(claim, source))
-    assert fired.verdict == "unconfirmed" and "grant" in fired.reason
+    assert fired.verdict == "unconfirmed" and "Grant" in fired.reason
     message = doc("I recommend that the railroad company lay track across the western plains.", title="Annual Message")
     near = details.names(context("The President recommended that the railroad company lay track across the western plains.", message))
     assert near.verdict is None

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any, Literal, NamedTuple
 
 from historian_blueprint.schema import OUTCOME_LABELS, outcome_group
+from historian_blueprint.text.labels import source_label
 from historian_blueprint.text.markdown import md_escape
 
 
@@ -105,23 +106,6 @@ def confidence_words(confidence: float) -> str:
     """"high (0.86)": the confidence as a word and its figure (the figure alone reads as a grade)."""
     word = "high" if confidence >= 0.8 else "medium" if confidence >= 0.5 else "low"
     return f"{word} ({confidence:.2f})"
-
-
-def source_label(c: dict[str, Any], doc: Any = None) -> str:
-    """Who speaks and where, as a historian cites it: "Grover Cleveland, Annual Message to Congress (1893),
-    para 12"; an interview names its narrator ("Rachel Adams, interviewed by the Federal Writers' Project,
-    1937"); a newspaper its title. ``doc``: the stored document, for the host's fields (interviewee, place)."""
-    extra = (getattr(doc, "extra", None) or {}) if doc is not None else {}
-    narrator = extra.get("interviewee")
-    author = " ".join(str(c.get("author") or "").split())
-    title = " ".join(str(c.get("title") or c["source_id"]).split())
-    when = f", {c['year']}" if c.get("year") and str(c["year"]) not in title else ""
-    where = f", {c['locator']}" if c.get("locator") else ""
-    if narrator:
-        by = f", interviewed by the {author}" if author else ""
-        return f"{narrator}{by}{when}{where}"
-    who = f"{author}, " if author and author not in title else ""
-    return f"{who}{title}{when}{where}"
 
 
 def to_markdown(output: dict[str, Any], question: str | None = None, labels: dict[int, str] | None = None,

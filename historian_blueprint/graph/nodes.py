@@ -17,6 +17,7 @@ from langgraph.config import get_stream_writer
 
 from historian_blueprint.roles import extractive
 from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
+from historian_blueprint.roles.shapes import Shape, described, shape_of, side_filters, with_bylines
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, SourceText, worse
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.markers import marker_ids
@@ -33,7 +34,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 class Context:
     """What the nodes need from the app: retrieval, documents, the engine, settings. Passed in the run config."""
 
-    retrieve: Callable[[str, int], list[dict[str, Any]]]
+    retrieve: Callable[..., list[dict[str, Any]]]  # (query, top_k, filters=None): filters as index.retriever.Filters' fields
     get_document: Callable[[str], SourceText | None]
     search: Callable[[str], Sequence[SourceText]] | None
     engine: Engine
@@ -44,6 +45,8 @@ class Context:
     max_question_chars: int = 2000
     n_documents: int = 0
     checker: Callable[..., ClaimResult] | None = None
+    filters: dict[str, Any] = field(default_factory=dict)  # the asker's: author, year_from, year_to, collection
+    bylines: Callable[[str], int] = lambda name: 0           # how many documents a name is the author or narrator of
 
 
 def ctx(config: RunnableConfig) -> Context:
@@ -77,7 +80,7 @@ def task(state: State, c: Context) -> Task:
     return Task(
         question=state["question"], get_document=c.get_document, history=state.get("history") or [],
         route=state.get("route", "simple"), sub_queries=state.get("sub_queries", []), hits=state.get("hits", []),
-        n_documents=c.n_documents,
+        n_documents=c.n_documents, shape=state.get("shape") or Shape(),
     )
 
 
@@ -100,9 +103,10 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}
 
 
-@node(lambda u: u["route"])
+@node(lambda u: u["route"] + (f"; {u['shape'].kind} of {len(u['shape'].sides) or u['shape'].asked}" if u["shape"].kind != "single" else ""))
 def route(state: State, config: RunnableConfig) -> dict[str, Any]:
-    return {"route": extractive.route(state["question"])}
+    shape = with_bylines(shape_of(state["question"]), ctx(config).bylines)
+    return {"route": "complex" if shape.kind != "single" else extractive.route(state["question"]), "shape": shape}
 
 
 @node(lambda u: f"{len(u['sub_queries'])} queries" + (" (model failed: offline plan)" if u.get("llm_failures") else ""))
@@ -114,14 +118,30 @@ def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 @node(lambda u: f"{len(u['hits'])} chunks retrieved")
 def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
+    """Every sub-query within the asker's filters; a comparison also searches each side on its own (its
+    author's or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
+    shape = state.get("shape") or Shape()
+    searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
+    if shape.comparison:
+        searches += [(side.query, {**c.filters, **side_filters(side)}) for side in shape.sides]
     best: dict[int, dict[str, Any]] = {}
-    for query in state["sub_queries"]:
-        for hit in c.retrieve(query, c.top_k):
+    kept: list[int] = []
+    for n, (query, filters) in enumerate(searches):
+        hits = c.retrieve(query, c.top_k, filters or None)
+        if n >= len(state["sub_queries"]):
+            kept += [h["row"] for h in hits[:SIDE_KEEP]]
+        for hit in hits:
             if hit["row"] not in best or best[hit["row"]]["score"] < hit["score"]:
                 best[hit["row"]] = hit
-    hits = sorted(best.values(), key=lambda h: -h["score"])[: max(c.rerank_k * 2, c.top_k)]
-    return {"hits": hits}
+    ranked = sorted(best.values(), key=lambda h: -h["score"])
+    cap = max(c.rerank_k * 2, c.top_k)
+    keep = set(kept)
+    hits = [h for h in ranked if h["row"] in keep] + [h for h in ranked if h["row"] not in keep][: max(cap - len(keep), 0)]
+    return {"hits": sorted(hits, key=lambda h: -h["score"])}
+
+
+SIDE_KEEP = 3  # each side of a comparison keeps its three best passages
 
 
 @node(lambda u: f"expanded to {len(u['sub_queries'])} queries")
@@ -155,7 +175,8 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
     except Exception as exc:
         errors.append(f"schema: {exc}")
     if not draft.refusal:
-        fewest = 1 if state.get("revisions") else 3  # a revision may drop findings that failed
+        shaped = (state.get("shape") or Shape()).kind != "single"  # a side or an item may have a single finding
+        fewest = 1 if state.get("revisions") or shaped else 3  # a revision may drop findings that failed
         if not fewest <= len(draft.bullets) <= 8:
             errors.append(f"{len(draft.bullets)} bullets (need {fewest}–8)")
         ids = {cit.id for cit in draft.citations}
@@ -180,7 +201,29 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
 def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any] | None:
     """Does the answer address its question: the question's constraints no citation mentions (verify/question.py)."""
     spans = [(cit.source_id, cit.text, f"{cit.title} {cit.author or ''} {cit.year or ''}") for cit in draft.citations]
-    return premise_of(state.get("question", ""), spans, ctx(config).get_document) if spans else None
+    if not spans:
+        return None
+    shape = state.get("shape") or Shape()
+    question = state.get("question", "")
+    if not shape.comparison:
+        return premise_of(question, spans, ctx(config).get_document)
+    # a comparison's sides are read in different documents: each side's question against its own citations
+    table = described(shape, question, [c.model_dump() for c in draft.citations]) or {}
+    unmet: list[dict[str, Any]] = []
+    findings: list[str] = []
+    for side, row in zip(shape.sides, table.get("sides", [])):
+        if not row["found"]:
+            unmet.append({"text": side.label, "kind": "side"})
+            findings.append(f"nothing in the collection was found for {side.label}")
+            continue
+        mine = [span for span, cit in zip(spans, draft.citations) if cit.id in row["citations"]]
+        found = premise_of(side.query, mine, ctx(config).get_document)
+        if found:
+            unmet += found["unmet"]
+            findings.append(f"for {side.label}: {found['finding']}")
+    if not findings:
+        return None
+    return {"unmet": unmet, "finding": "; ".join(findings), "refuse": False, "asks": "comparison"}
 
 
 def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any]:
@@ -223,14 +266,32 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     )
     report = outcome.value.report
     found = (state.get("verification") or {}).get("premise")
+    short = _short_list(state)
+    if short:  # a list with fewer items than asked answers part of its question
+        found = {"unmet": [*(found or {}).get("unmet", []), {"text": short, "kind": "count"}],
+                 "finding": "; ".join(x for x in ((found or {}).get("finding"), short) if x), "refuse": False}
+        update_premise = True
+    else:
+        update_premise = False
     if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": premise_summary(report.summary, "flagged", found["finding"])})
-    update: dict[str, Any] = {"verification": {"judge": report.model_dump()}}
+    update: dict[str, Any] = {"verification": {"judge": report.model_dump(), **({"premise": found} if update_premise else {})}}
     if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
         update = {"claims": outcome.value.claims,
-                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump()}}
+                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump(),
+                                   **({"premise": found} if update_premise else {})}}
     return {**update, "confidence": report.confidence, "status": report.status, **failures(outcome)}
+
+
+def _short_list(state: State) -> str:
+    """"found 2 of the 4 items asked" when a list answer holds fewer items than its question asks; else ""."""
+    shape, draft = state.get("shape") or Shape(), state.get("draft")
+    if shape.kind != "list" or not shape.asked or draft is None:
+        return ""
+    table = described(shape, state.get("question", ""), [c.model_dump() for c in draft.citations], draft.claims) or {}
+    found = table.get("found", 0)
+    return f"found {found} of the {shape.asked} items asked" if found < shape.asked else ""
 
 
 @node(lambda u: f"revision {u['revisions']}: {len(u['draft'].citations)} findings kept")
@@ -266,8 +327,11 @@ def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
         verification["model_failures"] = list(dict.fromkeys(state["llm_failures"]))
     if draft is not None and draft.notes:
         verification["composer_notes"] = draft.notes
+    claimed = draft.claims if draft is not None and not draft.refusal else []
+    table = described(state.get("shape") or Shape(), state.get("question", ""), citations, claimed) if citations else None
     output = {
         "answer": answer, "bullets": bullets, "citations": citations, "confidence": confidence, "status": status,
+        "shape": table,
         "claims": [c.model_dump() for c in state.get("claims", [])], "verification": verification,
         "refusal": bool(draft and draft.refusal),
     }

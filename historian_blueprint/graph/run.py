@@ -54,8 +54,14 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
     if profile and profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
 
-    def retrieve(query: str, top_k: int) -> list[dict[str, Any]]:
-        return [h.to_dict() for h in service.retrieve(query, top_k=top_k)]
+    def retrieve(query: str, top_k: int, filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        return [h.to_dict() for h in service.retrieve(query, top_k=top_k, filters=service.Filters(**(filters or {})))]
+
+    def bylines(name: str) -> int:
+        try:
+            return service.get_index().authors_named(name)
+        except (service.IndexNotBuilt, service.IndexMismatch):
+            return 0
 
     get = document_getter()
     try:  # what retrieval searches: the serving generation's documents (no scan of the host collection per ask)
@@ -63,7 +69,7 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
     except (service.IndexNotBuilt, service.IndexMismatch):
         n_documents = get_store().count_documents()
     context = Context(
-        retrieve=retrieve, get_document=get, search=collection_search(get),
+        retrieve=retrieve, get_document=get, search=collection_search(get), bylines=bylines,
         engine=overrides.pop("engine", None) or engine(), caps=Caps.from_config(config), n_documents=n_documents,
         **asdict(read(RunSettings, config, profile)),
     )
@@ -104,16 +110,23 @@ def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | N
 
 def stream(
     question: str, *, user_id: str | None = None, context: Context | None = None, parent_id: str | None = None,
-    profile: str | None = None,
+    profile: str | None = None, filters: dict[str, Any] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``.
 
     ``parent_id`` makes this a follow-up: the thread's last five turns inform planning and composition.
     ``profile`` (default / research / course) sets this run's retrieval depth and revision attempts.
+    ``filters`` limit every search of the run: ``author`` (every word of it in a document's author or title:
+    a speaker or narrator), ``year_from``, ``year_to``, ``collection``.
     """
     history, thread_id = thread_history(parent_id)
     run_id = uuid.uuid4().hex
+    filters = {k: v for k, v in (filters or {}).items() if v not in (None, "")}
+    unknown = set(filters) - {"author", "year_from", "year_to", "collection"}
+    if unknown:
+        raise ValueError(f"unknown search filter {', '.join(sorted(unknown))}")
     context = context or make_context(profile)
+    context.filters = filters
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
@@ -147,6 +160,7 @@ def stream(
         "thread_id": thread_id or run_id,
         "parent_id": parent_id,
         "collection": collection_extent(),
+        "filters": filters,
     }
     Output.model_validate(output)
     run_history.record_run(
@@ -162,9 +176,10 @@ def stream(
 def ask(
     question: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,
     context: Context | None = None, parent_id: str | None = None, profile: str | None = None,
+    filters: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the graph to the end; return the output schema (metadata.run_id names the stored run)."""
-    for event in stream(question, user_id=user_id, context=context, parent_id=parent_id, profile=profile):
+    for event in stream(question, user_id=user_id, context=context, parent_id=parent_id, profile=profile, filters=filters):
         if event.get("event") == "done":
             return event["output"]
         if on_event:

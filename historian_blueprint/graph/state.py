@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
+from historian_blueprint.roles.shapes import Shape
 from historian_blueprint.schema import Answer, ClaimVerdict, Fact
 
 
@@ -23,6 +24,7 @@ class State(TypedDict, total=False):
     question: str
     history: list[dict[str, Any]]
     route: Literal["simple", "complex"]
+    shape: Shape
     sub_queries: list[str]
     expanded: bool
     hits: list[dict[str, Any]]

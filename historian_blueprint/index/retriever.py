@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import threading
 import time
@@ -27,9 +28,10 @@ class Filters:
     collection: str | None = None
     year_from: int | None = None
     year_to: int | None = None
+    author: str | None = None  # every word of it in the document's author or title ("Wilson", "Rachel Adams")
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.collection, self.year_from, self.year_to))
+        return any(v is not None for v in (self.collection, self.year_from, self.year_to, self.author))
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,31 @@ class LoadedIndex:
             keep &= self.years >= filters.year_from
         if filters.year_to is not None:
             keep &= (self.years <= filters.year_to) & (self.years >= 0)
+        if filters.author is not None:
+            keep &= self.by_author(filters.author)[self.doc_rows]
         return keep
+
+    @functools.cached_property
+    def doc_rows(self) -> np.ndarray:
+        """Each row's document, as an index into ``self.people``."""
+        order = {source_id: n for n, source_id in enumerate(self.documents)}
+        return np.array([order[s] for s in self.rows.source_ids], dtype=np.int64)
+
+    @functools.cached_property
+    def people(self) -> list[set[str]]:
+        """Each document's author and title words, lowercased, in ``self.documents`` order (an interview's
+        title names its narrator)."""
+        return [set(re.findall(r"[a-z]+", f"{info.get('author') or ''} {info.get('title') or ''}".lower()))
+                for info in self.documents.values()]
+
+    def by_author(self, name: str) -> np.ndarray:
+        """Per document: does its author or title carry every word of ``name``."""
+        wanted = set(re.findall(r"[a-z]+", name.lower())) - {"d", "s", "jr", "sr"}
+        return np.array([bool(wanted) and wanted <= words for words in self.people], dtype=bool)
+
+    def authors_named(self, name: str) -> int:
+        """How many documents ``name`` picks out as author or narrator (0: the name is nobody's byline here)."""
+        return int(self.by_author(name).sum())
 
     def dense_scores(self, query_vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         return np.asarray(self.vectors[candidates] @ query_vector, dtype=np.float32)

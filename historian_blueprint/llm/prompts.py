@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-PROMPT_VERSION = "llm-2026.11-3"
+PROMPT_VERSION = "llm-2026.11-4"
 
 PERSONA = (
     "You are Historian, an objective research assistant for historians working with a collection of primary "
@@ -104,7 +104,9 @@ TASKS = {
     "planner": "Split the researcher's question into 1 to 4 short search queries for a document index "
                "(one per part of a compare / list / multi-part question; the question itself when it is simple).",
     "composer": "Answer the question from the evidence: a short narrative with [E#] markers, and 3 to 8 findings, "
-                "each one sentence with the evidence id it rests on and an exact quote from that passage.",
+                "each one sentence with the evidence id it rests on and an exact quote from that passage. When the "
+                "question asks for a number of items, give one finding per item found (and no more than asked); "
+                "when it compares people, years or places, give findings for each of them the evidence speaks to.",
     "challenger": "Act as a sceptical reviewer. For each numbered claim, find weaknesses: is it carried by its "
                   "evidence, or does it exaggerate, generalize, or add detail the evidence lacks?",
     "interrogator": "For each numbered claim, judge whether its cited evidence says what the claim says: "

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from historian_blueprint.roles.shapes import Shape
 from historian_blueprint.schema import (
     Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport, SourceText,
 )
@@ -38,6 +39,7 @@ class Task:
     sub_queries: list[str] = field(default_factory=list)
     hits: list[dict[str, Any]] = field(default_factory=list)
     n_documents: int = 0
+    shape: Shape = field(default_factory=Shape)  # a comparison's sides, a list's count (roles.shapes)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
+from historian_blueprint.roles.shapes import Shape, list_found, list_items
+from historian_blueprint.roles.written import lead, per_side
 from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
@@ -69,12 +71,23 @@ def focus(question: str) -> tuple[set[str], str, bool]:
     if noun:
         return set(content_words(noun)), noun, True
     match = _FOCUS.match(question)
-    written = [w for w in match.group("phrase").split() if content_words(w)] if match else []
-    while len(written) > 1 and written[-1].endswith("ed"):  # "the ship named in 1898" asks about a ship
-        written.pop()
+    written = []
+    for w in (match.group("phrase").split() if match else []):
+        if w[:1].isupper() and written:  # "the four freedoms Roosevelt named": a name after the phrase opens
+            break                        # the clause that follows it ("the Senate vote" is one phrase)
+        if content_words(w) and w.lower() not in NUMBER_WORDS:
+            written.append(w)
+    while len(written) > 1 and (written[-1].endswith("ed") or written[-1].lower() in _PARTICIPLES):
+        written.pop()  # "the ship named in 1898" asks about a ship, "the name given to it" for a name
     if not written:
         return set(), "", False
+    if written[-1].lower() in ("name", "names"):  # "What was the name given to the plantation?"
+        return set(), written[-1], True
     return set(content_words(written[-1])), written[-1], False
+
+
+_PARTICIPLES = frozenset("given known called chosen taken written spoken shown seen made done held told built paid "
+                         "sent kept brought sung sold bought won lost found left put set".split())
 
 
 def answers_focus(fact: Fact, wanted: set[str], name: bool) -> bool:
@@ -201,47 +214,70 @@ def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
 
 
 def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int,
-            passages: Sequence[str] = ()) -> Answer:
-    """Build the answer from the best non-redundant evidence sentences, each quoted and cited. ``passages``:
-    the retrieved passages the facts were read from (a constraint one of them mentions is no reason to refuse;
-    whether the cited sentences carry it is the premise check's to flag)."""
+            passages: Sequence[str] = (), shape: Shape = Shape(), labels: dict[str, str] | None = None) -> Answer:
+    """Build the answer from the best non-redundant evidence sentences, each quoted once and cited, under a lead
+    sentence of Historian's own that says who answers, where, and with which words. ``passages``: the retrieved
+    passages the facts were read from (a constraint one of them mentions is no reason to refuse; whether the
+    cited sentences carry it is the premise check's to flag). ``shape``: a comparison gets the best findings of
+    each side; a list as many findings as items asked. ``labels``: each document's name as a historian cites it
+    (who, what, when; text.labels.source_label)."""
     if not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):  # nothing answers enough of it
         return refusal(question, facts, searched, n_documents)
+    sides = {w for side in shape.sides for w in side.words} if shape.comparison else set()
     absent = [c for c in unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
-              if c.kind in ("name", "date")]  # a figure or qualifier nothing cited gives is flagged, not refused: the
-    # passages may word it otherwise ("in bondage": "owned"), and "(1)" may be no figure at all
+              if c.kind in ("name", "date") and not (c.words & sides)]  # a figure or qualifier nothing cited gives is
+    # flagged, not refused: the passages may word it otherwise ("in bondage": "owned"), and "(1)" may be no figure at
+    # all; a side of a comparison nothing mentions is "not found for this side", not a reason to refuse the rest
     if absent:  # the question's premise: a name or date nothing retrieved mentions
         return refusal(question, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
     wanted, noun, name = focus(question)
     if wanted and not any(answers_focus(f, wanted, name) for f in facts):
-        what = f"the name of the {noun}" if name else f"the {noun}"
+        what = (f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if name else f"the {noun}"
         return refusal(question, facts, searched, n_documents, missing=what)
-    wanted = requested_count(question)
-    target = min(max(wanted or 4, 3), 8)
-    chosen: list[Fact] = []
-    for fact in facts:  # by score: a sentence that words the question differently may hold the answer
-        if not _redundant(fact, chosen):
-            chosen.append(fact)
-        if len(chosen) == target:
-            break
-    if len(chosen) < 3:
-        return refusal(question, facts, searched, n_documents)
+    if shape.comparison:
+        chosen = per_side(question_words(question), facts, shape, _redundant)
+        if not chosen:
+            return refusal(question, facts, searched, n_documents)
+    else:
+        chosen = _best(question, facts, shape)
+        if len(chosen) < 3:
+            return refusal(question, facts, searched, n_documents)
     citations = [
         Citation(id=n, source_id=f.source_id, title=f.title, author=f.author, year=f.year, locator=f.locator,
                  text=f.text, start=f.start, end=f.end)
         for n, f in enumerate(chosen, start=1)
     ]
     bullets = [f"{_attribution(f)}: “{display(f.text)}” [{n}]" for n, f in enumerate(chosen, start=1)]
-    sources = sorted({f.title for f in chosen})
-    lead = chosen[0]
-    several = len(sources) != 1
-    narrative = (
-        f"{len(sources)} document{'s' if several else ''} in the collection {'bear' if several else 'bears'} on this question. "
-        f"The most direct evidence is {_attribution(lead)}: “{display(lead.text)}” [1]"
-    )
-    if len(chosen) > 1:
-        narrative += " " + " ".join(f"{_attribution(f)} adds: “{display(f.text)}” [{n}]" for n, f in enumerate(chosen[1:3], start=2))
-    return Answer(answer=narrative, bullets=bullets, citations=citations)
+    names = labels or {}
+    return Answer(answer=lead(question, question_words(question), citations, shape, names), bullets=bullets,
+                  citations=citations, summary=True)
+
+
+def _best(question: str, facts: list[Fact], shape: Shape) -> list[Fact]:
+    """The best non-redundant findings by score (a sentence that words the question differently may hold the
+    answer): four; for a list, the best that hold its items (roles.shapes.list_items), until as many items as
+    asked are found, after the list's heading if one was found first."""
+    if shape.kind == "list" and shape.asked:
+        chosen: list[Fact] = []
+        for fact in facts:
+            items = list_items(question, fact.text, shape.asked)
+            heading = not chosen and not items and fact.overlap >= MIN_OVERLAP and fact is facts[0]
+            new = bool(items) and list_found(question, [f.text for f in chosen] + [fact.text], 8) > list_found(question, [f.text for f in chosen], 8)
+            if new or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct items
+                chosen.append(fact)
+            if list_found(question, [f.text for f in chosen], shape.asked) >= shape.asked or len(chosen) == 8:
+                break
+        if list_found(question, [f.text for f in chosen], shape.asked):
+            first = {f.source_id: n for n, f in reversed(list(enumerate(chosen)))}
+            return sorted(chosen, key=lambda f: (first[f.source_id], f.start))  # an enumeration in its own order
+        # no passage is recognisably an item: the best passages, and the page says none of the items was found
+    chosen = []
+    for fact in facts:
+        if not _redundant(fact, chosen):
+            chosen.append(fact)
+        if len(chosen) == min(max(shape.asked or 4, 3), 8):
+            break
+    return chosen
 
 
 def _attribution(fact: Fact) -> str:

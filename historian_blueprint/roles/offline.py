@@ -6,10 +6,11 @@ The planner and composer are extractive (``extractive.py``); the verifiers are t
 
 from __future__ import annotations
 
-from historian_blueprint.roles import extractive
+from historian_blueprint.roles import extractive, written
 from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
 from historian_blueprint.schema import Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport
 from historian_blueprint.settings import Caps
+from historian_blueprint.text.labels import source_label
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify import reports as floor
 
@@ -46,7 +47,14 @@ class OfflineRoles:
 
     def compose(self, task: Task, facts: list[Fact] | None) -> Outcome[Answer]:
         passages = [f"{h['text']} {h['title']} {h.get('author') or ''} {h.get('year') or ''}" for h in task.hits]
-        return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages))
+        labels = {}
+        for fact in (facts or [])[:24]:
+            if fact.source_id not in labels:
+                labels[fact.source_id] = source_label(fact.model_dump(exclude={"locator"}), task.get_document(fact.source_id))
+        if task.shape.kind == "list":
+            facts = written.enumeration(facts or [], task.get_document)
+        return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages,
+                                          shape=task.shape, labels=labels))
 
     def refuse(self, task: Task) -> Answer:
         """Say that the collection does not answer (with the closest evidence sentences it found)."""

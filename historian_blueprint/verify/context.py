@@ -14,7 +14,7 @@ from functools import cached_property
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import capitalized_terms, content_words, numbers
 from historian_blueprint.verify.alignment import Alignment, align
-from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, Evidence, best_window
+from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, Evidence, as_stated, best_window
 
 Search = Callable[[str], Sequence[SourceText]]
 
@@ -23,6 +23,25 @@ _ATTRIBUTION = re.compile(
     r'(?:\s+that)?\s*[,:]?\s*"(?P<quote>.+)"\s*[.]?\s*$',
     re.S,
 )
+
+
+MIN_REPORTED_WORDS = 3  # the frame is set aside only when at least this many words of what was reported remain
+_DOCUMENT = r"(?:message|address|speech|report|interview|letter|account|narrative|testimony|proclamation)"
+# A claim's opening frame: the document ("In his 1864 annual message, ") and the reporter ("Lincoln reported that ").
+_FRAME = re.compile(
+    rf"^(?:In\s+(?:his|her|its|their|the)\s+(?:[\w'-]+\s+){{0,3}}?{_DOCUMENT}(?:\s+(?:to|of)\s+[A-Z][\w']*)?(?:\s+of\s+\d{{4}})?\s*,\s*)?"
+    r"(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}\s+(?:reported|said|wrote|stated|noted|claimed|observed|recalled|remembered|"
+    r"recounted|told\s+(?:[\w']+\s+){0,3}?|put|estimated)(?:\s+that)?\s+)?"
+)
+_HEDGE = re.compile(r"\b(roughly|approximately|nearly|around|almost)\s+(?=\$?\d)", re.I)
+
+
+def frame_of(body: str) -> str:
+    """The words that open a claim by saying where and by whom it was reported ("In his 1864 annual message,
+    Lincoln reported that "), or "". They are checked against the document's title, author and date (names,
+    numbers), not looked for among the passage's words."""
+    match = _FRAME.match(body)
+    return match.group() if match else ""
 
 
 def attribution(claim: str) -> tuple[str | None, str]:
@@ -48,6 +67,7 @@ class ClaimContext:
     doc: SourceText | None              # the document of the best evidence
     evidence: Evidence | None           # the best evidence in ``primary``
     elsewhere: tuple[SourceText, Evidence] | None = None  # the best evidence outside the cited documents
+    frame: str = ""                     # who reported it, in which document (frame_of), as the claim opens
 
     @cached_property
     def alignment(self) -> Alignment:
@@ -73,6 +93,8 @@ def build_context(
     speaker, body = attribution(claim)
     words = frozenset(content_words(body))
     names = frozenset(content_words(" ".join(capitalized_terms(body))))
+    frame = frame_of(body)
+    frame_words = frozenset(content_words(frame))
     by_id = {d.source_id: d for d in documents}
     cited = list(cited)
     cited_docs = [by_id[c.source_id] for c in cited if c.source_id in by_id]
@@ -83,17 +105,29 @@ def build_context(
         """Around the citation first; the whole document only when the region does not carry the claim."""
         cited_here = next((c for c in cited if c.source_id == doc.source_id), None)
         if cited_here is not None:
-            found = best_window(words, doc, cited_here, local=True, names=names)
+            found = best_window(words, doc, cited_here, local=True, names=names, frame=frame_words)
             if found is not None and found.coverage >= SUPPORT_THRESHOLD:
                 return found
-        return best_window(words, doc, near, names=names)
+        return best_window(words, doc, near, names=names, frame=frame_words)
 
     candidates = [(doc, found) for doc in primary if (found := look(doc)) is not None]
     doc, evidence = max(candidates, key=lambda de: de[1].coverage, default=(None, None))
+    if doc is not None and evidence is not None:
+        exact = as_stated(body, evidence.text)
+        changed = exact != body
+        if changed:  # "about $1.74 billion" read as the "$1,740,690,489.49" it rounds: its words are the evidence's
+            body, words = exact, frozenset(content_words(exact))
+        # the claim's frame ("In his 1864 annual message, Lincoln reported ...") says who reported it and where: the
+        # names and numbers rules check it against the document's title and author; the passage is read for the rest
+        excused = frame_words | frozenset(content_words(" ".join(_HEDGE.findall(body))))
+        if excused & words and len(words - excused) >= MIN_REPORTED_WORDS:
+            words, changed = words - excused, True
+        if changed:
+            evidence = look(doc) or evidence
     elsewhere = None
     if cited_docs and (evidence is None or evidence.coverage < SUPPORT_THRESHOLD):
         elsewhere = _support_elsewhere(body, words, names, documents, cited, search)
-    return ClaimContext(claim, speaker, body, words, names, list(documents), cited, primary, doc, evidence, elsewhere)
+    return ClaimContext(claim, speaker, body, words, names, list(documents), cited, primary, doc, evidence, elsewhere, frame)
 
 
 def _support_elsewhere(

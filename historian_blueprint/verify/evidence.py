@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.spans import CUT, claim_sentence_spans
-from historian_blueprint.text.words import content_words, name_words
+from historian_blueprint.text.words import content_words, name_words, quantities, rounds_to
 
 SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
 
@@ -79,6 +79,13 @@ def sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, fro
 
 
 @lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
+def stated_figures(sentence: str) -> tuple[float, ...]:
+    """The values of the figures a sentence states (cached: the same sentences are read for every claim)."""
+    return tuple(q.value for q in quantities(sentence))
+
+
+@lru_cache(maxsize=256)
 def word_sentences(text: str) -> tuple[frozenset[str], ...]:
     """Each sentence's words (whole words: "lee" is not in "fleet")."""
     return tuple(name_words(text[s:e]) for s, e, _ in sentences_of(text))
@@ -86,12 +93,14 @@ def word_sentences(text: str) -> tuple[frozenset[str], ...]:
 
 def best_window(
     claim_words: frozenset[str], doc: SourceText, near: Cited | None = None, max_len: int = 3, local: bool = False,
-    names: frozenset[str] = frozenset(),
+    names: frozenset[str] = frozenset(), frame: frozenset[str] = frozenset(),
 ) -> Evidence | None:
     """Return the 1–3 consecutive sentences of ``doc`` that contain most of the claim's words.
 
     ``local``: only the region around the citation ``near`` (a cheap first look for cited claims).
     ``names``: claim words that must be found as written (no related forms: "America" is not "American").
+    ``frame``: the words of the claim's frame (context.frame_of): an edge sentence that adds only these is
+    trimmed off.
     """
     if local and near is not None and near.source_id == doc.source_id:
         sentences = sentences_near(doc.text, near.start, near.end)
@@ -113,12 +122,61 @@ def best_window(
                 bonus = 0.01
             key = (coverage + bonus - 0.001 * (j - i), start, end)
             if best is None or key[0] > best[0]:
-                best = (key[0], start, end, j - i)
+                best = (key[0], i, j, j - i)
     if best is None:
         return None
-    _, start, end, _ = best
+    _, i, j, _ = best
+    if frame:  # a claim with a frame: the window's edges that only echo it are not the evidence
+        cited = (near.start, near.end) if near is not None and near.source_id == doc.source_id else None
+        i, j = _trimmed(claim_words, sentences, i, j, frame, cited)
+    start, end = sentences[i][0], sentences[j][1]
     coverage = covered(claim_words, set(content_words(doc.text[start:end])), names)
     return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))
+
+
+_FIGURE_TEXT = re.compile(r"\$?\d[\d,]*(?:\.\d+)?(?:\s+(?:thousand|million|billion))?")
+
+
+def as_stated(claim: str, evidence: str) -> str:
+    """The claim with each rounded figure ("about $1.74 billion", "roughly 1.7 million") written as the evidence's
+    figure it rounds to ("$1,740,690,489.49"): the claim's figure is that figure, and its words then are the
+    evidence's (a figure that does not round to one of the evidence is left as it is: the numbers rule judges it).
+    Years and exact figures are left as they are."""
+    stated = {}
+    for m in _FIGURE_TEXT.finditer(evidence):
+        values = stated_figures(m.group())
+        if len(values) == 1:
+            stated.setdefault(values[0], m.group().rstrip(",."))
+    out, last = [], 0
+    for m in _FIGURE_TEXT.finditer(claim):
+        before = claim[max(0, m.start() - 20):m.start()]
+        found = quantities(before + m.group())
+        q = found[-1] if found else None
+        if q is None or q.year or not (q.hedged or q.scaled) or any(abs(q.value - v) < 1e-9 for v in stated):
+            continue
+        match = next((text for v, text in stated.items() if rounds_to(q, v)), None)
+        if match is not None:
+            out += [claim[last:m.start()], match]
+            last = m.end()
+    return "".join(out) + claim[last:] if out else claim
+
+
+def _trimmed(claim_words: frozenset[str], sentences: Sequence[tuple[int, int, frozenset[str]]], i: int, j: int,
+             frame: frozenset[str], cited: tuple[int, int] | None) -> tuple[int, int]:
+    """The window without its edge sentences that add nothing of the claim but words of its frame (who
+    reported it, in which document: "... I refer you to the report of the Secretary"): the evidence shown is
+    the sentence that decided, not its neighbours."""
+    def adds(k: int, lo: int, hi: int) -> set[str]:
+        others = set().union(*(sentences[m][2] for m in range(lo, hi + 1) if m != k))
+        return set(claim_words & sentences[k][2]) - others
+    def kept(k: int) -> bool:  # the cited sentence stays in its window
+        return cited is not None and sentences[k][0] < cited[1] and cited[0] < sentences[k][1]
+
+    while i < j and not kept(i) and adds(i, i, j) <= frame:
+        i += 1
+    while j > i and not kept(j) and adds(j, i, j) <= frame:
+        j -= 1
+    return i, j
 
 
 RELATED_MIN = 5  # the shorter form has at least this many letters

@@ -16,7 +16,8 @@ from historian_blueprint.verify.draft import verify_draft
 
 def as_source(doc) -> SourceText:
     """A host document (store.Document) as the checks read it."""
-    return SourceText(doc.id, doc.text, doc.title, doc.author)
+    narrator = (getattr(doc, "extra", None) or {}).get("interviewee")
+    return SourceText(doc.id, doc.text, doc.title, doc.author, str(narrator) if narrator else None)
 
 
 def all_documents() -> list[SourceText]:

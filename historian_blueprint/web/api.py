@@ -46,6 +46,7 @@ def register(bp: Blueprint) -> None:
             collection=request.args.get("collection") or None,
             year_from=_int_arg("year_from", -10000, 10000),
             year_to=_int_arg("year_to", -10000, 10000),
+            author=" ".join((request.args.get("author") or "").split())[:200] or None,
         )
         top_k = _int_arg("top_k", 1, 200)
         rerank_k = _int_arg("rerank_k", 1, 200)

@@ -8,7 +8,7 @@ import json
 from typing import Any, TypeVar
 
 from flask import request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 MAX_DEPTH = 32  # no Historian body nests deeper than 2; deeper JSON is refused before it is parsed
@@ -28,6 +28,11 @@ class AskBody(Body):
     question: StrictStr
     profile: StrictStr | None = None
     parent: StrictStr | None = Field(default=None, max_length=64)
+    # search only these: a speaker, author or narrator's documents, a span of years, one collection
+    author: StrictStr | None = Field(default=None, max_length=200)
+    year_from: StrictInt | None = None
+    year_to: StrictInt | None = None
+    collection: StrictStr | None = Field(default=None, max_length=300)
 
 
 class VerifyBody(Body):
@@ -123,3 +128,29 @@ def parse(model: type[M], data: Any) -> M:
 
 def json_body(model: type[M], empty: Any = None) -> M:
     return parse(model, raw_json(empty))
+
+
+def search_filters(data: dict[str, Any]) -> dict[str, Any]:
+    """The asker's search filters (form or JSON): ``author`` (speaker, author or narrator), ``year_from``,
+    ``year_to`` and ``collection``; empty fields are no filter, a bad one is a 400 that names it."""
+    out: dict[str, Any] = {}
+    for key, longest in (("author", 200), ("collection", 300)):
+        value = " ".join(str(data.get(key) or "").split())
+        if len(value) > longest:
+            raise BodyError(400, "bad_request", f"{key} is longer than {longest} characters")
+        if value:
+            out[key] = value
+    for key in ("year_from", "year_to"):
+        value = data.get(key)
+        if value is None or str(value).strip() == "":
+            continue
+        try:
+            year = int(str(value).strip())
+        except ValueError:
+            raise BodyError(400, "bad_request", f"{key} must be a year such as 1861, not {str(value)[:20]!r}") from None
+        if not -10000 <= year <= 10000:
+            raise BodyError(400, "bad_request", f"{key} must be a year between -10000 and 10000")
+        out[key] = year
+    if out.get("year_from") is not None and out.get("year_to") is not None and out["year_from"] > out["year_to"]:
+        raise BodyError(400, "bad_request", f"year_from ({out['year_from']}) is after year_to ({out['year_to']})")
+    return out

@@ -18,10 +18,11 @@ from historian_blueprint.graph.export import (
     confidence_words, outcome, outcome_counts, report_views, source_label, status_label, status_words, to_markdown,
 )
 from historian_blueprint.graph.references import bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris
+from historian_blueprint.index import service
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.verify.service import check_draft
-from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json
+from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters
 from historian_blueprint.web.auth import current_identity, login_required
 from historian_blueprint.web.csrf import csrf_token, protect
 
@@ -72,7 +73,7 @@ def _page_number(raw: str | None) -> int:
     return int(raw)
 
 
-def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | None]:
+def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | None, dict[str, Any]]:
     question = str(data.get("question") or "").strip()
     if not question:
         raise Problem(400, "bad_request", "the question is empty")
@@ -85,18 +86,26 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
     parent = str(data.get("parent") or "") or None
     if parent is not None:
         load_run(parent)
-    return question, profile, parent
+    return question, profile, parent, search_filters(data)
 
 
-def _run_ask(question: str, profile: str | None, parent: str | None) -> dict[str, Any]:
+def _run_ask(question: str, profile: str | None, parent: str | None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
     from historian_blueprint.graph.run import ask  # on use: langgraph loads with the first question, not with the app
 
     try:
-        return ask(question, user_id=_user(), parent_id=parent, profile=profile)
+        return ask(question, user_id=_user(), parent_id=parent, profile=profile, filters=filters)
     except IndexNotBuilt as exc:
         raise Problem(503, "index_not_built", str(exc)) from None
     except IndexMismatch as exc:
         raise Problem(409, "index_mismatch", str(exc)) from None
+
+
+def _collections() -> list[str]:
+    """The collections the serving index holds, for the ask form's filter (none before the first index)."""
+    try:
+        return sorted({str(info.get("collection")) for info in service.get_index().documents.values() if info.get("collection")})
+    except (IndexNotBuilt, IndexMismatch):
+        return []
 
 
 def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
@@ -221,15 +230,17 @@ def register(bp: Blueprint) -> None:
     def ask_page():
         parent = request.args.get("parent")
         parent_run = load_run(parent) if parent else None
+        filters = ((parent_run or {}).get("output", {}).get("metadata") or {}).get("filters") or {}  # a follow-up keeps them
         return render_template("historian/ask.html", csrf_token=csrf_token(), profiles=PROFILES, parent=parent_run,
-                               profile=current_app.config["HISTORIAN_PROFILE"])
+                               profile=current_app.config["HISTORIAN_PROFILE"], filters=filters,
+                               collections=_collections())
 
     @bp.post("/ask")
     @login_required
     def ask_submit():
         protect()
-        question, profile, parent = _question_and_options(request.form)
-        output = _run_ask(question, profile, parent)
+        question, profile, parent, filters = _question_and_options(request.form)
+        output = _run_ask(question, profile, parent, filters)
         return redirect(url_for("historian.run_page", run_id=output["metadata"]["run_id"]), code=303)
 
     @bp.post("/ask/stream")
@@ -238,14 +249,14 @@ def register(bp: Blueprint) -> None:
         """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
         protect()
         body = request.form if request.form else parse(AskBody, raw_json()).model_dump()
-        question, profile, parent = _question_and_options(body)
+        question, profile, parent, filters = _question_and_options(body)
         from historian_blueprint.graph.run import stream  # on use, as in _run_ask
 
         def done(event: dict[str, Any]) -> dict[str, Any]:
             return {"run_id": event["run_id"], "url": url_for("historian.run_page", run_id=event["run_id"]),
                     "status": event["output"]["status"]}
 
-        return server_sent(stream(question, user_id=_user(), parent_id=parent, profile=profile), done, "ask")
+        return server_sent(stream(question, user_id=_user(), parent_id=parent, profile=profile, filters=filters), done, "ask")
 
     # ------------------------------------------------------------------ runs
     @bp.get("/runs")
@@ -350,8 +361,8 @@ def register(bp: Blueprint) -> None:
     @login_required
     def api_ask():
         protect()
-        question, profile, parent = _question_and_options(json_body(AskBody).model_dump())
-        return jsonify(_run_ask(question, profile, parent))
+        question, profile, parent, filters = _question_and_options(json_body(AskBody).model_dump())
+        return jsonify(_run_ask(question, profile, parent, filters))
 
     @bp.post("/api/verify")
     @login_required

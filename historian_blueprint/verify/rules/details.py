@@ -30,8 +30,11 @@ def numbers(ctx: ClaimContext) -> Finding:
     if ctx.doc is not None:  # a year the passage's neighbourhood gives ("the fiscal year ending June 30, 1929") dates it
         near = ctx.doc.text[max(0, ctx.evidence.start - YEAR_RADIUS): ctx.evidence.end + YEAR_RADIUS]
         years_near = {q.value for q in quantities(near) if q.year}
-        if _THIS_YEAR.search(ctx.evidence.text):  # "June 30 this year" in a dated document is that year
-            years_near |= {q.value for q in quantities(ctx.doc.byline) if q.year}
+        # the document's own date: "June 30 this year" in a dated document is that year, and so is the year the
+        # claim's frame gives the document ("In his 1864 annual message, ...")
+        dated = {q.value for q in quantities(ctx.doc.byline) if q.year}
+        framed = {q.value for q in quantities(ctx.frame) if q.year}
+        years_near |= dated if _THIS_YEAR.search(ctx.evidence.text) else dated & framed
         missing = [q for q in missing if not (q.year and q.value in years_near)]
     shown = ", ".join(f"{q.value:.0f}" if q.year else f"{q.value:,.10g}" for q in missing)
     check = Check("numbers", not missing, shown)
@@ -54,9 +57,22 @@ def names(ctx: ClaimContext) -> Finding:
         and not (first_person and t in VOICE_ROLES)
     ]
     check = Check("names", not missing, ", ".join(missing))
-    if missing:
-        return failed(check, "unconfirmed", "unverified_detail", "high", f"{', '.join(missing)} is not in the evidence")
+    if missing:  # named as the claim writes them ("Andrew Johnson"), not as compared
+        written = list(dict.fromkeys(_as_written(t, ctx.body) for t in missing))
+        return failed(check, "unconfirmed", "unverified_detail", "high",
+                      f"{' '.join(written) if _adjacent(written, ctx.body) else ', '.join(written)} "
+                      f"{'is' if len(written) == 1 or _adjacent(written, ctx.body) else 'are'} not in the evidence")
     return passed(check)
+
+
+def _as_written(term: str, text: str) -> str:
+    found = re.search(rf"\b{re.escape(term)}\b", text, re.I)
+    return found.group() if found else term
+
+
+def _adjacent(names: list[str], text: str) -> bool:
+    """The names stand together as one name in the claim ("Andrew Johnson")."""
+    return len(names) > 1 and bool(re.search(r"\s+".join(re.escape(n) for n in names), text))
 
 
 @rule("conflict", 55, needs="close")

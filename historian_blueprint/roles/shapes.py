@@ -1,0 +1,235 @@
+"""What shape of answer a question asks for: a comparison of two or more sides, a list of a number of items,
+or a single answer.
+
+A comparison names its sides as coordinated names or years ("Theodore Roosevelt vs Wilson on the trusts",
+"How did Lincoln's 1861 and 1864 messages differ on ...") and says it compares (compare, contrast, differ,
+versus, between, both, or "did A and B" as the subjects of one question). Each side is then searched and
+answered on its own, and the page shows a finding per side or "not found for this side".
+
+A list asks for a number of items ("the four freedoms", "name three causes"): the answer says how many it
+found of how many were asked, and an answer with fewer is never called verified.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from historian_blueprint.text.normalize import QUOTES
+from historian_blueprint.text.words import NUMBER_WORDS, content_words
+from historian_blueprint.verify.question import Constraint, constraints
+
+_COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike)\b", re.I)
+# What may stand between two coordinated sides: "A and B", "A vs. B", "A, B and C", "A and in B", "A with that of B".
+_JOIN = re.compile(r"^\s*(?:'s)?\s*(?:,\s*)?(?:(?:and|or|vs\.?|versus|with|to|against|from)\s+)?"
+                   r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|the|his|her|their)\s+)?$", re.I)
+_RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
+_SUBJECTS = re.compile(r"\b(?:did|do|does|were|was|had)\s*$", re.I)
+_LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*(?:years?|months?|days?|weeks?|times?|"
+                         r"dollars?|cents?|per\s*cent|percent|%|hundred|thousand|million|billion))", re.I)
+# The count is what the question asks for: "what (were the) four ...", "which two ...", "name three ...", "list the
+# five ...", "were the five ...", or a question that opens on it ("The four freedoms, 1941"); not "about the three
+# branches of government".
+_LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate)\s+(?:were\s+|are\s+)?(?:the\s+)?|"
+                       r"\b(?:were|are)\s+the\s+|^\s*(?:the\s+)?)$", re.I)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: as the question writes it, and what its own search asks."""
+
+    label: str
+    kind: str                 # "name" or "date"
+    words: frozenset[str]     # its content words (a date: the year)
+    query: str                # the question with the other sides taken out
+    byline: bool = False      # a name that is the author or narrator of documents here: its passages are theirs
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str = "single"      # single | comparison | list
+    sides: tuple[Side, ...] = field(default=())
+    asked: int | None = None  # a list's requested count
+
+    @property
+    def comparison(self) -> bool:
+        return self.kind == "comparison"
+
+
+def shape_of(question: str) -> Shape:
+    """The shape a question asks for (see the module's docstring)."""
+    q = question.translate(QUOTES)
+    sides = _sides(q)
+    if sides:
+        return Shape("comparison", tuple(sides))
+    asked = asked_count(q)
+    return Shape("list", asked=asked) if asked else Shape()
+
+
+def asked_count(question: str) -> int | None:
+    """How many items a list question asks for: "the four freedoms", "name three reasons" (2 to 8); not a
+    figure of the topic ("two years", "five million")."""
+    for m in _LIST_COUNT.finditer(question):
+        if not _LIST_CUE.search(question[:m.start()]):
+            continue
+        value = m.group(1).lower()
+        number = int(value) if value.isdigit() else NUMBER_WORDS.get(value)
+        if number and 2 <= number <= 8:
+            return number
+    return None
+
+
+def _sides(question: str) -> list[Side]:
+    """The coordinated names or years of a question that compares (at least two), in the question's order."""
+    if not _COMPARES.search(question) and not _subjects_pair(question):
+        return []
+    found = [(question.find(c.text), c) for c in constraints(question) if c.kind in ("name", "date")]
+    found = sorted((at, c) for at, c in found if at >= 0)
+    best: list[tuple[int, Constraint]] = []
+    run: list[tuple[int, Constraint]] = []
+    for at, c in found:
+        if run:
+            prev_at, prev = run[-1]
+            between = question[prev_at + len(prev.text):at]
+            if prev.kind == c.kind and _JOIN.match(between):
+                run.append((at, c))
+                continue
+        if len(run) > len(best):
+            best = run
+        run = [(at, c)]
+    if len(run) > len(best):
+        best = run
+    if len(best) < 2 or (best[0][1].kind == "date" and _RANGE.search(question[:best[0][0]])):
+        return []
+    sides = [(at, _whole(question, at, c)) for at, c in best]
+    out = []
+    for at, (label, c) in sides:
+        query = question
+        for other_at, (other, _) in sides:
+            if other_at < at:    # "Hoover and Roosevelt": take out "Hoover and"
+                query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)(?:\s+(?:that|those)\b)?)?\s*", " ", query, count=1)
+            elif other_at > at:  # "Hoover and Roosevelt": take out "and Roosevelt"
+                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)(?:\s+(?:that|those)\s+(?:of|in))?)?\s*\b{re.escape(other)}(?:'s)?\b", " ", query, count=1)
+        query = re.sub(r"\s+([?.,])", r"\1", re.sub(r"\s+", " ", query)).strip()
+        out.append(Side(label=label, kind=c.kind, words=frozenset(c.words), query=query))
+    return out
+
+
+def _whole(question: str, at: int, c: Constraint) -> tuple[str, Constraint]:
+    """A side's name as the question writes it: a first name that opens the question belongs to it
+    ("Theodore Roosevelt vs Wilson": constraints() drops a question's first word)."""
+    head = question[:at]
+    if c.kind == "name" and re.fullmatch(r"[A-Z][a-z]+\s+", head) and head.strip().lower() not in _OPENERS:
+        return head + c.text, c
+    return c.text, c
+
+
+_OPENERS = frozenset("what when where who whom whose which why how did does do was were is are has have had can could "
+                     "would will should tell name list describe explain give compare contrast in on according".split())
+
+
+def _subjects_pair(question: str) -> bool:
+    """"What did Cleveland and McKinley say about silver?": two names as the subjects of one question."""
+    names = [c for c in constraints(question) if c.kind == "name"]
+    for a, b in zip(names, names[1:]):
+        at = question.find(a.text)
+        then = question.find(b.text, at + len(a.text))
+        if at >= 0 and then >= 0 and _SUBJECTS.search(question[:at]) and re.fullmatch(r"\s*(?:'s)?\s*and\s*", question[at + len(a.text):then]):
+            return True
+    return False
+
+
+def with_bylines(shape: Shape, bylines: Callable[[str], int]) -> Shape:
+    """Mark the sides that are some document's author or narrator (``bylines``: how many documents a name is)."""
+    if not shape.comparison:
+        return shape
+    return replace(shape, sides=tuple(replace(s, byline=s.kind == "name" and bylines(s.label) > 0) for s in shape.sides))
+
+
+def side_filters(side: Side) -> dict[str, object]:
+    """What a side's own search is limited to: its author's or narrator's documents, or its year's."""
+    if side.byline:
+        return {"author": side.label}
+    if side.kind == "date":
+        return {"year_from": int(side.label), "year_to": int(side.label)}
+    return {}
+
+
+def belongs(side: Side, shape: Shape, *, byline: str, text: str, year: int | None) -> bool:
+    """Does a passage speak for this side: a byline side by its own documents only ("Wilson": Wilson's
+    messages, not Roosevelt's mention of him); a year by the documents of that year, or by a document of no
+    other side's year that names it; a place or a name that is nobody's byline by the passage naming it."""
+    if side.byline:
+        return set(re.findall(r"[a-z]+", side.label.lower())) - {"d", "s", "jr", "sr"} <= set(re.findall(r"[a-z]+", byline.lower()))
+    if side.kind == "date":
+        years = {s.label for s in shape.sides if s.kind == "date"}
+        return str(year) == side.label or (str(year) not in years and side.label in text)
+    return side.words <= set(content_words(f"{text} {byline}"))
+
+
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+)*")
+_ENUMERATION = re.compile(rf"{_NAME.pattern}(?:\s*,\s*{_NAME.pattern})*,?\s+(?:and|or)\s+{_NAME.pattern}")
+
+
+ORDINAL_OPENING = re.compile(r"^\W*(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|next|last|lastly|finally|"
+                      r"another)\b(?:\s+(?:is|was|are|were|of\s+these))?", re.I)
+_ORDINAL_WORDS = frozenset("first second third fourth fifth sixth seventh eighth".split())
+
+
+def list_items(question: str, text: str, asked: int) -> list[str]:
+    """The items of a list question one finding holds (their keys):
+    - an enumeration of names the question does not give ("Hayti and Liberia"): each name;
+    - a sentence that opens on an ordinal ("The second is freedom of every person to worship ..."), unless it
+      gives the count itself (the list's heading: "four essential human freedoms"): one;
+    - anything else: none. A passage that shares the topic, or even names the counted noun, is not therefore
+      an item: counting it would tell the historian an item was found that was not."""
+    known = set(content_words(question))
+    names = []
+    for m in _ENUMERATION.finditer(text):
+        for name in _NAME.findall(m.group()):
+            key = " ".join(content_words(name))
+            if key and not set(content_words(name)) <= known and key not in names:
+                names.append(key)
+    if len(names) >= 2:
+        return names
+    count_words = {w for w, n in NUMBER_WORDS.items() if n == asked and w not in _ORDINAL_WORDS} | {str(asked)}
+    heading = bool(count_words & set(re.findall(r"[a-z0-9]+", text.lower())))
+    if ORDINAL_OPENING.match(text) and not heading:
+        return [" ".join(content_words(text))]
+    return []
+
+
+def list_found(question: str, texts: list[str], asked: int) -> int:
+    """How many of a list's items these findings hold (list_items), at most ``asked``; an item two findings
+    hold (the same names) is counted once."""
+    seen: set[str] = set()
+    for text in texts:
+        seen.update(list_items(question, text, asked))
+    return min(len(seen), asked)
+
+
+def described(shape: Shape, question: str, citations: list[dict], claims: list[str] = ()) -> dict[str, object] | None:
+    """The shape as the page shows it, from the answer's final citations: a comparison's sides with the
+    citations that speak for each (``found`` false: nothing was found for it), or a list's found and asked
+    counts. None for a single answer. ``claims``: a model's own words per finding (the LLM composer gives one
+    finding per item asked), so each distinct one is an item; quoted findings are counted by list_items."""
+    if shape.comparison:
+        rows = []
+        for side in shape.sides:
+            ids = [c["id"] for c in citations
+                   if belongs(side, shape, byline=f"{c.get('author') or ''} {c.get('title') or ''}", text=c["text"], year=c.get("year"))]
+            rows.append({"label": side.label, "citations": ids, "found": bool(ids)})
+        return {"kind": "comparison", "sides": rows}
+    if shape.kind == "list" and shape.asked:
+        if claims:
+            found = min(len({" ".join(content_words(c)) for c in claims}), shape.asked)
+        else:
+            found = list_found(question, [c["text"] for c in citations], shape.asked) if citations else 0
+        return {"kind": "list", "asked": shape.asked, "found": found}
+    return None
+
+
+def side_words(side: Side) -> set[str]:
+    """The words that name a side: its name's words or its year."""
+    return set(side.words) or set(content_words(side.label))

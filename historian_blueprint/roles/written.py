@@ -1,0 +1,120 @@
+"""The answer's own words, offline: the lead sentence that says who answers, where and with which words, and
+the findings a comparison or a list needs (each side's own; an enumeration read on past the sentence found).
+
+``extractive.compose`` chooses the findings and calls these; the whole passages follow the lead on the page,
+each quoted once under its source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from historian_blueprint.roles.shapes import ORDINAL_OPENING, Shape, belongs, list_found, side_words
+from historian_blueprint.schema import Citation, Fact, SourceText
+from historian_blueprint.text.normalize import display
+from historian_blueprint.text.spans import sentence_spans
+from historian_blueprint.text.words import content_words
+
+
+ENUMERATION_READ = 4  # sentences read on after an item of an enumeration for the items that follow it
+
+
+def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None]) -> list[Fact]:
+    """An enumeration goes on past the sentence retrieval found: after an item that opens on an ordinal ("The
+    third is freedom from want ..."), the next sentences of its document that open on one are items too ("The
+    fourth is freedom from fear ..."), whether or not they share the question's words. They join the facts just
+    below the item they follow."""
+    out = list(facts)
+    have = {(f.source_id, f.start) for f in facts}
+    for fact in facts:
+        if not ORDINAL_OPENING.match(fact.text):
+            continue
+        doc = get_document(fact.source_id)
+        if doc is None:
+            continue
+        following = [(s, e) for s, e in sentence_spans(doc.text) if s >= fact.end][:ENUMERATION_READ]
+        for s, e in following:
+            text = doc.text[s:e]
+            if ORDINAL_OPENING.match(text) and (fact.source_id, s) not in have and len(text) <= 600:
+                have.add((fact.source_id, s))
+                out.append(fact.model_copy(update={"start": s, "end": e, "text": text, "score": fact.score - 0.001}))
+    return sorted(out, key=lambda f: -f.score)
+
+
+PER_SIDE = 2  # findings a comparison quotes for each side
+
+
+def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
+             redundant: Callable[[Fact, list[Fact]], bool]) -> list[Fact]:
+    """For each side in turn, its best findings: passages of that side (roles.shapes.belongs) that share the
+    question's topic (its words other than the sides' and the comparing ones), side after side."""
+    topic = question_words - {w for side in shape.sides for w in side_words(side)} - _COMPARING
+    need = max(1, -(-len(topic) // 3))
+    chosen: list[Fact] = []
+    for side in shape.sides:
+        mine: list[Fact] = []
+        for fact in facts:
+            if len(topic & set(content_words(fact.text))) < need or fact in chosen:
+                continue
+            if belongs(side, shape, byline=f"{fact.author or ''} {fact.title}", text=fact.text, year=fact.year) and not redundant(fact, mine):
+                mine.append(fact)
+            if len(mine) == PER_SIDE:
+                break
+        chosen += mine
+    return chosen
+
+
+_COMPARING = frozenset(content_words("compare compared comparison contrast contrasted differ differed difference "
+                                     "differences versus between both each similar similarly agree agreed unlike "
+                                     "view views position positions stance message messages address speech say said"))
+
+
+def lead(question: str, words: set[str], citations: Sequence[Citation], shape: Shape, labels: dict[str, str]) -> str:
+    """The answer's first sentences, in Historian's words: who answers, in what and when, with a short excerpt
+    of what they said (the whole passages follow, each once, under their sources). A comparison says who
+    speaks for each side and which side nothing was found for; a list how many of the items asked it found."""
+    if not citations:
+        return ""
+
+    def who(c: Citation) -> str:
+        return labels.get(c.source_id) or f"{c.author or c.title}{f' ({c.year})' if c.year else ''}"
+
+    if shape.comparison:
+        parts = []
+        for side in shape.sides:
+            mine = [c for c in citations if belongs(side, shape, byline=f"{c.author or ''} {c.title}", text=c.text, year=c.year)]
+            if mine:
+                named = who(mine[0])
+                by = named if side.label.lower() in named.lower() else f"for {side.label}, {named}"
+                parts.append(f"{by}, {mine[0].locator}: “{excerpt(mine[0].text, words)}” [{mine[0].id}]")
+            else:
+                parts.append(f"for {side.label}, nothing in the collection was found")
+        return "Side by side: " + "; ".join(parts) + "."
+    first = citations[0]
+    more = len(citations) - 1
+    sources = len({c.source_id for c in citations})
+    rest = (f" {more} more passage{'s' if more != 1 else ''}" + (f", from {sources - 1} other document{'s' if sources != 2 else ''}," if sources > 1 else " of it")
+            + f" bear{'s' if more == 1 else ''} on the question.") if more else ""
+    opening = f"{who(first)}, {first.locator}, answers most directly: “{excerpt(first.text, words)}” [1]."
+    if shape.kind == "list" and shape.asked:
+        found = list_found(question, [c.text for c in citations], shape.asked)
+        if not found:
+            return (f"None of the {shape.asked} asked for could be picked out in the passages found. The nearest is "
+                    f"{who(first)}, {first.locator}: “{excerpt(first.text, words)}” [1].{rest}")
+        opening = f"{found} of the {shape.asked} asked for {'were' if found != 1 else 'was'} found. " + opening
+    return opening + rest
+
+
+EXCERPT_WORDS = 16  # the lead quotes at most this many words of its passage
+
+
+def excerpt(text: str, words: set[str], limit: int = EXCERPT_WORDS) -> str:
+    """The part of a sentence that carries most of the question's words, at most ``limit`` words, with an
+    ellipsis where it was cut."""
+    tokens = display(text).split()
+    if len(tokens) <= limit:
+        return " ".join(tokens).rstrip(".;:,")
+    hits = [len(words & set(content_words(t))) for t in tokens]
+    best = max(range(len(tokens) - limit + 1), key=lambda i: (sum(hits[i:i + limit]), -i))
+    piece = " ".join(tokens[best:best + limit]).rstrip(".;:,")
+    return f"{'… ' if best else ''}{piece}{' …' if best + limit < len(tokens) else ''}"
