@@ -257,3 +257,32 @@ def test_a_bad_filter_is_a_clear_error_and_nothing_runs(client, body, message):
     assert response.status_code == 400 and message in response.get_data(as_text=True)
     with client.application.app_context():
         assert get_store().runs.count_documents({}) == before
+
+
+def test_a_source_without_paragraphs_is_read_in_blocks_named_by_the_sentence_numbers_its_locators_use():
+    from historian_blueprint.text.spans import Layout
+    from historian_blueprint.web.reading import highlighted
+
+    text = " ".join(f"In the year past the {n}th measure of this long address was laid before you." for n in range(1, 40))
+    start = text.find("the 8th measure")
+    end = text.find(".", start) + 1
+    pieces = highlighted(text, [(1, start, end)])
+    assert "".join(p["text"] for p in pieces) == text  # nothing lost or added
+    labels = [p["block"] for p in pieces if p.get("block")]
+    assert labels[:2] == ["sentences 1–6", "sentences 7–12"] and labels[-1] == "sentences 37–39"
+    assert Layout(text).locate(start, end) == "sentence 8"  # the locator's sentence sits in block "sentences 7–12"
+    assert all(not p.get("block") for p in highlighted("Short text. With two sentences.", []))
+    assert all(not p.get("block") for p in highlighted("A line.\nAnother line. " * 200, []))  # it has lines of its own
+
+
+def test_each_finding_can_be_read_in_its_context(client):
+    out = client.post("/historian/api/ask", json={"question": QUESTION}).json
+    page = client.get(f"/historian/runs/{out['metadata']['run_id']}").get_data(as_text=True)
+    panels = re.findall(r'data-testid="context"><summary>Read it in its context</summary>\s*<p>(.*?)</p>', page, re.S)
+    assert len(panels) == len(out["citations"]) and all("[the passage above]" in p for p in panels)
+    from historian_blueprint.web.reading import around
+
+    text = "First sentence here. The cited passage is this one. Then the next sentence follows."
+    start = text.find("The cited")
+    assert around(text, start, start + len("The cited passage is this one.")) == {
+        "before": "First sentence here.", "after": "Then the next sentence follows."}

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from historian_blueprint.roles import extractive
-from historian_blueprint.roles.shapes import asked_count, belongs, described, list_found, list_items, shape_of, with_bylines
+from historian_blueprint.roles.shapes import (
+    asked_count, belongs, described, list_found, list_items, shape_of, side_filters, with_bylines,
+)
 from historian_blueprint.roles.written import excerpt
 from historian_blueprint.schema import Fact
 
@@ -17,6 +19,10 @@ from historian_blueprint.schema import Fact
     ("Compare Grant, Hayes and Arthur on civil service reform.", ["Grant", "Hayes", "Arthur"]),
     ("What did Cleveland and McKinley say about silver?", ["Cleveland", "McKinley"]),
     ("How did Lincoln's 1861 and 1864 messages differ on emancipation?", ["1861", "1864"]),
+    ("Contrast Grover Cleveland's 1887 message and Benjamin Harrison's 1889 message on the tariff.",
+     ["Grover Cleveland's 1887", "Benjamin Harrison's 1889"]),          # a name with its year is one side
+    ("Hoover in 1931 vs. Roosevelt in 1935 on relief", ["Hoover in 1931", "Roosevelt in 1935"]),
+    ("Compare Grant and Hayes.", ["Grant", "Hayes"]),
 ])
 def test_a_comparison_names_its_sides_and_searches_each_without_the_others(question, sides):
     shape = shape_of(question)
@@ -43,6 +49,7 @@ def test_not_every_pair_of_names_is_a_comparison(question):
     ("Which two nations did Lincoln propose to recognize?", 2),
     ("What did Roosevelt propose about the three branches of government?", None),  # a topic, not a count asked
     ("How did the war last two years?", None),
+    ("Summarize the six articles of the peace protocol.", 6),
     ("What did Hayes recommend in two years?", None),
 ])
 def test_a_list_counts_what_it_asks_for(question, asked):
@@ -59,6 +66,14 @@ def test_list_items_are_ordinals_or_enumerated_names_and_the_heading_is_no_item(
     assert list_found(q, [heading, first, second, topical, first], 4) == 2  # the same item twice counts once
     q2 = "Which two nations did Lincoln propose to recognize?"
     assert list_found(q2, ["the independence and sovereignty of Hayti and Liberia, I am unable to discern it."], 2) == 2
+
+
+def test_a_side_with_a_year_is_spoken_for_by_that_year_s_documents():
+    shape = with_bylines(shape_of("Hoover in 1931 vs. Roosevelt in 1935 on relief"), lambda name: 1)
+    hoover = shape.sides[0]
+    assert hoover.year == 1931 and side_filters(hoover) == {"author": "Hoover", "year_from": 1931, "year_to": 1931}
+    assert belongs(hoover, shape, byline="Herbert Hoover Annual Message", text="relief", year=1931)
+    assert not belongs(hoover, shape, byline="Herbert Hoover Annual Message", text="relief", year=1930)
 
 
 def test_a_byline_side_is_spoken_for_by_its_own_documents_only():

@@ -1,6 +1,7 @@
 """Questions as a historian asks them, scored as a historian reads the page (issue 22).
 
-A question file holds five kinds (see tests/data/page_questions.jsonl):
+A question file holds five kinds (see tests/data/page_questions.jsonl; a line without ``kind`` is factual, as
+in tests/data/dialect_questions.jsonl):
 - ``factual`` and ``followup`` (the earlier turn is asked first, then the follow-up continues its thread):
   right when the answer is not a refusal and a citation's span overlaps a gold quote;
 - ``comparison``: right when every side the collection speaks to has a finding (a citation overlapping that
@@ -15,6 +16,7 @@ A ``verified`` answer that is not right is counted apart: it is the error a hist
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
     """One question's verdict: ``right`` and what was seen (for the per-item detail)."""
     refused = bool(result["metadata"].get("refusal"))
     shape = result.get("shape") or {}
-    kind = item["kind"]
+    kind = item.get("kind", "factual")
     seen: dict[str, Any] = {"status": result["status"], "refused": refused}
     if kind in ("factual", "followup"):
         right = not refused and cited(result, item["gold"], texts)
@@ -61,12 +63,15 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
 
 
 def _row(table: dict[str, dict[str, Any]], label: str) -> dict[str, Any] | None:
-    """The comparison row for a side: its label, or a row whose label shares the side's last word (a surname)."""
+    """The comparison row for a side: its label; a row whose label shares the side's last word (a surname); or
+    a row whose words all stand in the side's label (a row "1914" for the side "Wilson, 1914 message")."""
     label = label.lower()
     if label in table:
         return table[label]
+    words = set(re.findall(r"[a-z0-9]+", label))
     last = label.split()[-1] if label.split() else ""
-    return next((row for key, row in table.items() if last and last in key.split()), None)
+    return (next((row for key, row in table.items() if last and last in key.split()), None)
+            or next((row for key, row in table.items() if set(re.findall(r"[a-z0-9]+", key)) <= words and re.findall(r"[a-z0-9]+", key)), None))
 
 
 def ask_item(item: dict[str, Any], ask) -> dict[str, Any]:
@@ -80,14 +85,14 @@ def ask_item(item: dict[str, Any], ask) -> dict[str, Any]:
 def summarize(items: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kind in KINDS:
-        mine = [v for it, v in zip(items, verdicts) if it["kind"] == kind]
+        mine = [v for it, v in zip(items, verdicts) if it.get("kind", "factual") == kind]
         if mine:
             out[kind] = f"{sum(v['right'] for v in mine)}/{len(mine)}"
     out["right"] = f"{sum(v['right'] for v in verdicts)}/{len(verdicts)}"
     verified = [v for v in verdicts if v["status"] == "verified"]
     out["verified"] = len(verified)
     out["verified_wrong"] = sum(not v["right"] for v in verified)
-    lists = [v for it, v in zip(items, verdicts) if it["kind"] == "list"]
+    lists = [v for it, v in zip(items, verdicts) if it.get("kind") == "list"]
     if lists:
         out["list_items_found"] = f"{sum(v['items_found'] for v in lists)}/{sum(v['items_in_collection'] for v in lists)}"
     return out
@@ -106,7 +111,7 @@ def run(root: Path, path: Path, detail: bool = False) -> dict[str, Any]:
         verdicts = []
         for item in items:
             result = ask_item(item, lambda q, parent_id=None: ask(q, parent_id=parent_id, user_id="bench"))
-            verdicts.append({"id": item["id"], "kind": item["kind"], **score_item(item, result, texts)})
+            verdicts.append({"id": item["id"], "kind": item.get("kind", "factual"), **score_item(item, result, texts)})
     out = {"questions": str(path), **summarize(items, verdicts)}
     if detail:
         out["items"] = verdicts

@@ -150,8 +150,8 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
 
 _ASSESSMENTS = {"exact": "quoted exactly", "paraphrase": "a fair paraphrase", "misquote": "misquoted",
                 "out_of_context": "does not say what the claim says", "missing": "no passage found"}
-_STATUS_PLAIN = {"verified": "verified", "flagged": "check before use", "needs_revision": "not verified (to revise)",
-                 "human_review": "not verified (needs a human reader)"}
+# Why an answer is not verified, beside the label it shares with the page (_SHORT): the judge's paragraph says it.
+_WHY_NOT = {"needs_revision": " (its flagged findings are to be revised)", "human_review": " (it needs a human reader)"}
 
 
 class ReportView(NamedTuple):
@@ -200,7 +200,7 @@ def report_views(output: dict[str, Any]) -> list[ReportView]:
         views.append(ReportView("counter", "Counter-arguer", text, ("source", "where", "passage"), rows, r))
     if "judge" in v:
         r = v["judge"]
-        status = _STATUS_PLAIN.get(r.get("status"), r.get("status", ""))
+        status = _SHORT.get(r.get("status"), ("unverified", "not verified"))[1] + _WHY_NOT.get(r.get("status"), "")
         penalty = max(0.0, r.get("base", 0) - r.get("confidence", 0))
         text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, the reports take "
                 f"{penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")

@@ -20,6 +20,7 @@ from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
 from historian_blueprint.roles.shapes import Shape, described, shape_of, side_filters, with_bylines
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, SourceText, worse
 from historian_blueprint.settings import Caps
+from historian_blueprint.text.dialect import dialect_query, in_dialect
 from historian_blueprint.text.markers import marker_ids
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
@@ -118,18 +119,27 @@ def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 @node(lambda u: f"{len(u['hits'])} chunks retrieved")
 def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
-    """Every sub-query within the asker's filters; a comparison also searches each side on its own (its
-    author's or year's documents), and each side's best passages are kept whatever the others score."""
+    """Every sub-query within the asker's filters, and the question in the narratives' eye-dialect spellings
+    (passages in eye dialect only: text.dialect); a comparison also searches each side on its own (its author's
+    or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
     shape = state.get("shape") or Shape()
     searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
+    spelled = dialect_query(state["question"])  # the narratives' spellings of its words ("master": "marse", "marster")
+    if spelled:
+        searches.append((spelled, dict(c.filters)))
+    planned = len(searches)
     if shape.comparison:
         searches += [(side.query, {**c.filters, **side_filters(side)}) for side in shape.sides]
     best: dict[int, dict[str, Any]] = {}
     kept: list[int] = []
+    extra: list[dict[str, Any]] = []
     for n, (query, filters) in enumerate(searches):
         hits = c.retrieve(query, c.top_k, filters or None)
-        if n >= len(state["sub_queries"]):
+        if query == spelled:  # its best passages in eye dialect join the others; they take no one's place
+            extra = [h for h in hits if in_dialect(h["text"])][:DIALECT_KEEP]
+            continue
+        if n >= planned:
             kept += [h["row"] for h in hits[:SIDE_KEEP]]
         for hit in hits:
             if hit["row"] not in best or best[hit["row"]]["score"] < hit["score"]:
@@ -138,10 +148,12 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     cap = max(c.rerank_k * 2, c.top_k)
     keep = set(kept)
     hits = [h for h in ranked if h["row"] in keep] + [h for h in ranked if h["row"] not in keep][: max(cap - len(keep), 0)]
+    hits += [h for h in extra if h["row"] not in {x["row"] for x in hits}]
     return {"hits": sorted(hits, key=lambda h: -h["score"])}
 
 
-SIDE_KEEP = 3  # each side of a comparison keeps its three best passages
+SIDE_KEEP = 3     # each side of a comparison keeps its three best passages
+DIALECT_KEEP = 3  # the eye-dialect search adds its three best passages in eye dialect
 
 
 @node(lambda u: f"expanded to {len(u['sub_queries'])} queries")

@@ -14,6 +14,7 @@ from typing import Any
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
 from historian_blueprint.roles.shapes import Shape, list_found, list_items
 from historian_blueprint.roles.written import lead, per_side
+from historian_blueprint.text.dialect import standard_words
 from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
@@ -173,7 +174,7 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
         spans = list(sentence_spans(hit["text"]))
         for n, (s, e) in enumerate(spans):
             sentence = hit["text"][s:e]
-            words = set(content_words(sentence))
+            words = set(content_words(sentence)) | standard_words(sentence)  # "Marster tole us": master, tell
             if not q_words & words:
                 continue
             typed = holds_type(kind, sentence, question=question)  # always, when the question asks for no type
@@ -182,7 +183,7 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
                 if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= 600:
                     e = spans[n + 1][1]
                     sentence, typed = hit["text"][s:e], True
-                    words = set(content_words(sentence))
+                    words = set(content_words(sentence)) | standard_words(sentence)
             if len(words) < 4 or len(sentence) > 600:
                 continue
             overlap = len(q_words & (words | metadata)) / max(len(q_words), 1)
@@ -321,7 +322,8 @@ def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
             return draft.model_copy(update={"answer": "None of the findings could be verified.", "summary": True})
         note = " (None of these passages could be verified.)"
         return draft if draft.answer.endswith(note) else draft.model_copy(update={"answer": draft.answer + note})
-    answer = f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain: " + " ".join(
-        b for b in bullets[:3]
-    )
+    dropped = len(draft.citations) - len(keep)
+    answer = (f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain"
+              + (f" ({dropped} dropped: {'its claim' if dropped == 1 else 'their claims'} could not be confirmed)" if dropped else "")
+              + "; each is quoted below, under its source.")
     return Answer(answer=answer, bullets=bullets, citations=citations, claims=claims, notes=draft.notes, summary=True)

@@ -22,8 +22,11 @@ from historian_blueprint.verify.question import Constraint, constraints
 
 _COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike)\b", re.I)
 # What may stand between two coordinated sides: "A and B", "A vs. B", "A, B and C", "A and in B", "A with that of B".
-_JOIN = re.compile(r"^\s*(?:'s)?\s*(?:,\s*)?(?:(?:and|or|vs\.?|versus|with|to|against|from)\s+)?"
+_JOIN = re.compile(r"^\s*(?:'s)?\s*(?:(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)\s*)?(?:,\s*)?(?:(?:and|or|vs\.?|versus|with|to|against|from)\s+)?"
                    r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|the|his|her|their)\s+)?$", re.I)
+# What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914".
+_DATED = re.compile(r"\s*(?:'s|,|\s+in|\s+of)?\s*")
+_DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)"
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
 _SUBJECTS = re.compile(r"\b(?:did|do|does|were|was|had)\s*$", re.I)
 _LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*(?:years?|months?|days?|weeks?|times?|"
@@ -31,7 +34,7 @@ _LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*
 # The count is what the question asks for: "what (were the) four ...", "which two ...", "name three ...", "list the
 # five ...", "were the five ...", or a question that opens on it ("The four freedoms, 1941"); not "about the three
 # branches of government".
-_LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate)\s+(?:were\s+|are\s+)?(?:the\s+)?|"
+_LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|summarize|summarise|describe|outline)\s+(?:were\s+|are\s+)?(?:the\s+)?|"
                        r"\b(?:were|are)\s+the\s+|^\s*(?:the\s+)?)$", re.I)
 
 
@@ -44,6 +47,7 @@ class Side:
     words: frozenset[str]     # its content words (a date: the year)
     query: str                # the question with the other sides taken out
     byline: bool = False      # a name that is the author or narrator of documents here: its passages are theirs
+    year: int | None = None   # a name's year ("Hoover in 1931"): its passages are of that year
 
 
 @dataclass(frozen=True)
@@ -81,48 +85,69 @@ def asked_count(question: str) -> int | None:
 
 
 def _sides(question: str) -> list[Side]:
-    """The coordinated names or years of a question that compares (at least two), in the question's order."""
+    """The coordinated names or years of a question that compares (at least two), in the question's order; a
+    name with its year is one side ("Hoover in 1931 vs. FDR in 1935", "Cleveland's 1887 message and Harrison's
+    1889 message")."""
     if not _COMPARES.search(question) and not _subjects_pair(question):
         return []
-    found = [(question.find(c.text), c) for c in constraints(question) if c.kind in ("name", "date")]
-    found = sorted((at, c) for at, c in found if at >= 0)
-    best: list[tuple[int, Constraint]] = []
-    run: list[tuple[int, Constraint]] = []
+    named = [c for c in constraints(question) if c.kind in ("name", "date")]
+    first = re.match(r"\s*([A-Z][a-z]+)\b", question)  # constraints() drops a question's first word: "Hoover in 1931 vs."
+    if first and first.group(1).lower() not in _OPENERS and not any(question.find(c.text) == first.start(1) for c in named) \
+            and content_words(first.group(1)) and not question[first.end(1):].lstrip().startswith(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
+        named.append(Constraint(first.group(1), "name", frozenset(content_words(first.group(1)))))
+    found = sorted((question.find(c.text), c) for c in named)
+    raw = []
     for at, c in found:
+        if at >= 0:
+            text = c.text[:-1] if re.search(r"[a-z]{2}\.$", c.text) else c.text  # "Hayes." ends the sentence, not the name
+            raw.append((at, at + len(text), c))
+    atoms: list[tuple[int, int, Constraint, int | None]] = []  # (start, end, constraint, a name's year)
+    for k, (at, end, c) in enumerate(raw):
+        prev = atoms[-1] if atoms else None
+        more_years = k + 1 < len(raw) and raw[k + 1][2].kind == "date" and _JOIN.match(question[end:raw[k + 1][0]])
+        if prev and c.kind == "date" and prev[2].kind == "name" and prev[3] is None and not more_years \
+                and _DATED.fullmatch(question[prev[1]:at]):  # "Lincoln's 1861 and 1864 messages": the years are the sides
+            atoms[-1] = (prev[0], end, prev[2], int(c.text))
+            continue
+        atoms.append((at, end, c, None))
+    best: list[tuple[int, int, Constraint, int | None]] = []
+    run: list[tuple[int, int, Constraint, int | None]] = []
+    for atom in atoms:
         if run:
-            prev_at, prev = run[-1]
-            between = question[prev_at + len(prev.text):at]
-            if prev.kind == c.kind and _JOIN.match(between):
-                run.append((at, c))
+            prev = run[-1]
+            if (prev[2].kind, prev[3] is None) == (atom[2].kind, atom[3] is None) and _JOIN.match(question[prev[1]:atom[0]]):
+                run.append(atom)
                 continue
         if len(run) > len(best):
             best = run
-        run = [(at, c)]
+        run = [atom]
     if len(run) > len(best):
         best = run
-    if len(best) < 2 or (best[0][1].kind == "date" and _RANGE.search(question[:best[0][0]])):
+    if len(best) < 2 or (best[0][2].kind == "date" and _RANGE.search(question[:best[0][0]])):
         return []
-    sides = [(at, _whole(question, at, c)) for at, c in best]
+    labels = [(start, _whole(question, start, question[start:end], c)) for start, end, c, _ in best]
     out = []
-    for at, (label, c) in sides:
+    for (at, label), (_, _, c, year) in zip(labels, best):
         query = question
-        for other_at, (other, _) in sides:
+        for other_at, other in labels:
             if other_at < at:    # "Hoover and Roosevelt": take out "Hoover and"
-                query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)(?:\s+(?:that|those)\b)?)?\s*", " ", query, count=1)
+                query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)"
+                               rf"(?:\s+(?:that|those)\b)?)?\s*", " ", query, count=1)
             elif other_at > at:  # "Hoover and Roosevelt": take out "and Roosevelt"
-                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)(?:\s+(?:that|those)\s+(?:of|in))?)?\s*\b{re.escape(other)}(?:'s)?\b", " ", query, count=1)
-        query = re.sub(r"\s+([?.,])", r"\1", re.sub(r"\s+", " ", query)).strip()
-        out.append(Side(label=label, kind=c.kind, words=frozenset(c.words), query=query))
+                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)(?:\s+(?:that|those)\s+(?:of|in))?)?\s*"
+                               rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?\b", " ", query, count=1)
+        query = re.sub(r"\s+([?.,:])", r"\1", re.sub(r"\s+", " ", query)).strip()
+        out.append(Side(label=label, kind=c.kind, words=frozenset(c.words), query=query, year=year))
     return out
 
 
-def _whole(question: str, at: int, c: Constraint) -> tuple[str, Constraint]:
-    """A side's name as the question writes it: a first name that opens the question belongs to it
-    ("Theodore Roosevelt vs Wilson": constraints() drops a question's first word)."""
+def _whole(question: str, at: int, text: str, c: Constraint) -> str:
+    """A side as the question writes it: a first name that opens the question belongs to it ("Theodore
+    Roosevelt vs Wilson": constraints() drops a question's first word)."""
     head = question[:at]
     if c.kind == "name" and re.fullmatch(r"[A-Z][a-z]+\s+", head) and head.strip().lower() not in _OPENERS:
-        return head + c.text, c
-    return c.text, c
+        return head + text
+    return text
 
 
 _OPENERS = frozenset("what when where who whom whose which why how did does do was were is are has have had can could "
@@ -144,24 +169,34 @@ def with_bylines(shape: Shape, bylines: Callable[[str], int]) -> Shape:
     """Mark the sides that are some document's author or narrator (``bylines``: how many documents a name is)."""
     if not shape.comparison:
         return shape
-    return replace(shape, sides=tuple(replace(s, byline=s.kind == "name" and bylines(s.label) > 0) for s in shape.sides))
+    return replace(shape, sides=tuple(replace(s, byline=s.kind == "name" and bylines(name_of(s)) > 0) for s in shape.sides))
+
+
+def name_of(side: Side) -> str:
+    """A side's name without its year ("Grover Cleveland's 1887" -> "Grover Cleveland")."""
+    if side.year is None:
+        return side.label
+    return re.sub(rf"(?:'s|,|\s+in|\s+of)?\s*{side.year}\s*$", "", side.label).strip()
 
 
 def side_filters(side: Side) -> dict[str, object]:
     """What a side's own search is limited to: its author's or narrator's documents, or its year's."""
+    dated = {"year_from": side.year, "year_to": side.year} if side.year else {}
     if side.byline:
-        return {"author": side.label}
+        return {"author": name_of(side), **dated}
     if side.kind == "date":
         return {"year_from": int(side.label), "year_to": int(side.label)}
-    return {}
+    return dated
 
 
 def belongs(side: Side, shape: Shape, *, byline: str, text: str, year: int | None) -> bool:
     """Does a passage speak for this side: a byline side by its own documents only ("Wilson": Wilson's
     messages, not Roosevelt's mention of him); a year by the documents of that year, or by a document of no
     other side's year that names it; a place or a name that is nobody's byline by the passage naming it."""
+    if side.year is not None and year != side.year:  # "Hoover in 1931": Hoover's passages of 1931
+        return False
     if side.byline:
-        return set(re.findall(r"[a-z]+", side.label.lower())) - {"d", "s", "jr", "sr"} <= set(re.findall(r"[a-z]+", byline.lower()))
+        return set(re.findall(r"[a-z]+", name_of(side).lower())) - {"d", "s", "jr", "sr"} <= set(re.findall(r"[a-z]+", byline.lower()))
     if side.kind == "date":
         years = {s.label for s in shape.sides if s.kind == "date"}
         return str(year) == side.label or (str(year) not in years and side.label in text)
@@ -231,5 +266,5 @@ def described(shape: Shape, question: str, citations: list[dict], claims: list[s
 
 
 def side_words(side: Side) -> set[str]:
-    """The words that name a side: its name's words or its year."""
-    return set(side.words) or set(content_words(side.label))
+    """The words that name a side: its name's words and its year."""
+    return (set(side.words) or set(content_words(side.label))) | ({str(side.year)} if side.year else set())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from historian_blueprint.roles.shapes import ORDINAL_OPENING, Shape, belongs, list_found, side_words
+from historian_blueprint.roles.shapes import ORDINAL_OPENING, Shape, belongs, list_found, name_of, side_words
 from historian_blueprint.schema import Citation, Fact, SourceText
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
@@ -47,14 +47,15 @@ PER_SIDE = 2  # findings a comparison quotes for each side
 def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
              redundant: Callable[[Fact, list[Fact]], bool]) -> list[Fact]:
     """For each side in turn, its best findings: passages of that side (roles.shapes.belongs) that share the
-    question's topic (its words other than the sides' and the comparing ones), side after side."""
+    question's topic (its words other than the sides' and the comparing ones; a name both sides share, such as
+    "Wilson" in "Wilson's 1914 and 1915 messages", may stand in the document's title or author), side after side."""
     topic = question_words - {w for side in shape.sides for w in side_words(side)} - _COMPARING
     need = max(1, -(-len(topic) // 3))
     chosen: list[Fact] = []
     for side in shape.sides:
         mine: list[Fact] = []
         for fact in facts:
-            if len(topic & set(content_words(fact.text))) < need or fact in chosen:
+            if len(topic & set(content_words(f"{fact.text} {fact.title} {fact.author or ''}"))) < need or fact in chosen:
                 continue
             if belongs(side, shape, byline=f"{fact.author or ''} {fact.title}", text=fact.text, year=fact.year) and not redundant(fact, mine):
                 mine.append(fact)
@@ -85,7 +86,7 @@ def lead(question: str, words: set[str], citations: Sequence[Citation], shape: S
             mine = [c for c in citations if belongs(side, shape, byline=f"{c.author or ''} {c.title}", text=c.text, year=c.year)]
             if mine:
                 named = who(mine[0])
-                by = named if side.label.lower() in named.lower() else f"for {side.label}, {named}"
+                by = named if name_of(side).lower() in named.lower() else f"for {side.label}, {named}"
                 parts.append(f"{by}, {mine[0].locator}: “{excerpt(mine[0].text, words)}” [{mine[0].id}]")
             else:
                 parts.append(f"for {side.label}, nothing in the collection was found")

@@ -115,6 +115,23 @@ def sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in sentence_spans(text)]
 
 
+SENTENCES_PER_BLOCK = 6  # an unbroken text is shown in blocks of this many sentences
+
+
+def blocks(text: str) -> list[tuple[int, str]]:
+    """Where to break a text that has no paragraphs of its own (one long unbroken block, as many transcribed
+    speeches are) for reading: (offset, label) at every sixth sentence, labelled with the sentence numbers its
+    locators use ("sentences 139–144"). Empty for a text with paragraphs or lines of its own."""
+    if "\n" in text.strip() or len(text) <= 2000:
+        return []
+    starts = [s for s, _ in sentence_spans(text)]
+    out = []
+    for k in range(0, len(starts), SENTENCES_PER_BLOCK):
+        last = min(k + SENTENCES_PER_BLOCK, len(starts))
+        out.append((starts[k], f"sentence {k + 1}" if last == k + 1 else f"sentences {k + 1}–{last}"))
+    return out
+
+
 class Layouts:
     """One Layout per source, built on first use (locators for many spans of the same few sources)."""
 

@@ -25,6 +25,7 @@ from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters
 from historian_blueprint.web.auth import current_identity, login_required
 from historian_blueprint.web.csrf import csrf_token, protect
+from historian_blueprint.web.reading import around, highlighted
 
 # An answer's exports: the report, the output, and its cited sources in the formats reference managers import.
 EXPORTS = {"md": "text/markdown", "json": "application/json", "bib": "application/x-bibtex",
@@ -113,32 +114,6 @@ def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
     return [(c["id"], c["start"], c["end"]) for c in run["output"]["citations"] if c["source_id"] == source_id]
 
 
-def highlighted(text: str, spans: list[tuple[int, int, int]], focus: tuple[int, int] | None = None) -> list[dict[str, Any]]:
-    """The text cut into plain and marked pieces (overlapping spans merge); the template escapes each piece.
-
-    The piece to scroll to and focus (``first``) is the one holding ``focus`` (the span a citation link
-    asked for), else the first marked piece of the document.
-    """
-    marks = sorted((s, e, n) for n, s, e in spans if 0 <= s < e <= len(text))
-    merged: list[list[Any]] = []
-    for s, e, n in marks:
-        if merged and s <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], e)
-            merged[-1][2].append(n)
-        else:
-            merged.append([s, e, [n]])
-    target = next((k for k, (s, e, _) in enumerate(merged) if focus and s < focus[1] and focus[0] < e), 0)
-    pieces, at = [], 0
-    for k, (s, e, ids) in enumerate(merged):
-        if at < s:
-            pieces.append({"text": text[at:s], "mark": None})
-        pieces.append({"text": text[s:e], "mark": ids, "first": k == target})
-        at = e
-    if at < len(text):
-        pieces.append({"text": text[at:], "mark": None})
-    return pieces
-
-
 def host_source_url(source_id: str, start: int | None, end: int | None) -> str | None:
     """``HISTORIAN_SOURCE_URL`` with {id}, {start}, {end} filled (the host's own document page)."""
     pattern = current_app.config["HISTORIAN_SOURCE_URL"]
@@ -221,7 +196,8 @@ def register(bp: Blueprint) -> None:
                 doc = get_store().get_document(c["source_id"])
                 groups[c["source_id"]] = {"source_id": c["source_id"], "label": source_label({**c, "locator": None}, doc),
                                           "citations": []}
-            groups[c["source_id"]]["citations"].append(c)
+            doc = get_store().get_document(c["source_id"])
+            groups[c["source_id"]]["citations"].append({**c, **around(doc.text if doc else "", c["start"], c["end"])})
         return list(groups.values())
 
     # ------------------------------------------------------------------ ask
