@@ -286,6 +286,7 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
     for side in sides:  # a finding per side, or "not found for this side"
         assert side.find_elements(By.CSS_SELECTOR, ".h-marker") or "Not found for this side" in side.text
     compare_url = browser.current_url
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", table)
     browser.save_screenshot(str(shots / "compare-desktop.png"))
     browser.get(answer_url)
     browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()
@@ -305,8 +306,9 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
         if name == "answer":
             browser.save_screenshot(str(shots / "answer-phone.png"))
     browser.get(compare_url)
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="comparison"]'))
+    table = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="comparison"]'))[0]
     assert _no_horizontal_scroll(browser), "comparison"
+    browser.execute_script("arguments[0].scrollIntoView({block: 'start'});", table)
     browser.save_screenshot(str(shots / "compare-phone.png"))
     browser.get(answer_url)
     browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').click()

@@ -286,3 +286,15 @@ def test_each_finding_can_be_read_in_its_context(client):
     start = text.find("The cited")
     assert around(text, start, start + len("The cited passage is this one.")) == {
         "before": "First sentence here.", "after": "Then the next sentence follows."}
+
+
+def test_a_comparison_is_answered_side_by_side_and_never_called_verified(client):
+    out = client.post("/historian/api/ask", json={"question": "Compare what Cleveland and Hoover said about the banks."}).json
+    assert out["shape"]["kind"] == "comparison" and [s["label"] for s in out["shape"]["sides"]] == ["Cleveland", "Hoover"]
+    by_id = {c["id"]: c for c in out["citations"]}
+    for side, author in zip(out["shape"]["sides"], ("Grover Cleveland", "Herbert Hoover")):
+        assert side["found"] and all(by_id[n]["author"] == author for n in side["citations"])  # each side its own
+    assert out["status"] != "verified" and "for you to judge" in out["verification"]["comparison"]["finding"]
+    page = client.get(f"/historian/runs/{out['metadata']['run_id']}").get_data(as_text=True)
+    assert 'data-testid="comparison"' in page and "check before use" in page and "for you to judge" in page
+    assert out["answer"].startswith("Side by side:")

@@ -124,3 +124,35 @@ def test_excerpt_keeps_the_words_of_the_question_and_marks_the_cut():
     text = " ".join(f"w{n}" for n in range(40)) + " silver repeal " + " ".join(f"x{n}" for n in range(20))
     cut = excerpt(text, {"silver", "repeal"})
     assert "silver repeal" in cut and cut.startswith("… ") and cut.endswith(" …") and len(cut.split()) <= 18
+
+
+@pytest.mark.parametrize("text, items", [
+    ("First. That the States shall be required to afford a good common-school education.", 1),
+    ("Secondly, the tariff must be revised.", 1),
+    ("We shall need (1) a larger army, (2) a stronger navy, and (3) new forts.", 3),
+    ("He recommended the following: the repeal of the purchase clause; a revision of the tariff laws; and an increase of the navy.", 3),
+    ("To the Senate and House of Representatives: In submitting my message, in this year; I am glad.", 0),  # a salutation
+    ("One hundred and nineteen national banks were organized during the year.", 0),   # a figure, not an item
+    ("The four questions are these, and they are grave.", 0),                         # the list's heading
+])
+def test_written_enumerations_are_counted_as_items(text, items):
+    assert len(list_items("What were the four questions Grant urged Congress to settle?", text, 4)) == items
+
+
+def test_an_enumeration_is_read_on_past_the_sentence_found_bare_ordinals_heading_their_items():
+    from historian_blueprint.roles.written import enumeration
+    from historian_blueprint.schema import SourceText
+
+    text = ("I will recapitulate the questions which I deem of vital importance: First. That every child shall be taught "
+            "to read. Second. No sectarian tenets shall be taught in any school. This is a grave matter. Third. Declare "
+            "church and state forever separate. Fourth. Drive out licensed immorality. I close with thanks to Congress.")
+    doc = SourceText("grant-1875", text, "Annual Message to Congress (1875)", "Ulysses S. Grant")
+    head = text[:text.index("First.") + len("First.")]
+    found = enumeration([fact(head, "Ulysses S. Grant", 1875, 0).model_copy(update={"source_id": doc.source_id, "start": 0,
+                                                                                   "end": len(head)})],
+                        lambda source_id: doc, asked=4)
+    items = [f.text for f in found[1:]]
+    assert [t.split(".")[0] for t in items] == ["First", "Second", "Third", "Fourth"]
+    assert all(text[f.start:f.end] == f.text for f in found)  # exact spans: each cites what the source says
+    q = "What were the four questions Grant urged Congress to settle?"
+    assert list_found(q, items, 4) == 4 and list_found(q, items[:3], 4) == 3

@@ -82,6 +82,9 @@ def status_words(output: dict[str, Any]) -> StatusWords:
     if premise:
         return StatusWords("check", "does not answer all of the question",
                            f"The quotes are accurate ({counted}), but {premise['finding']}.")
+    compared = (output.get("verification") or {}).get("comparison")
+    if output["status"] == "flagged" and compared:
+        return StatusWords("check", "check before use", f"The quotes are accurate ({counted}); {compared['finding']}.")
     if output["status"] == "flagged":
         return StatusWords("check", "check before use", f"{counted[0].upper()}{counted[1:]}; read the others in their sources.")
     return StatusWords("unverified", "not verified", f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")

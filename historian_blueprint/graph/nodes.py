@@ -288,12 +288,21 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": premise_summary(report.summary, "flagged", found["finding"])})
-    update: dict[str, Any] = {"verification": {"judge": report.model_dump(), **({"premise": found} if update_premise else {})}}
+    extra: dict[str, Any] = {"premise": found} if update_premise else {}
+    if (state.get("shape") or Shape()).comparison and worse(report.status, "flagged") != report.status:
+        # each side's passages are checked, the contrast between them is not: a comparison is to be read
+        extra["comparison"] = {"finding": COMPARISON_FINDING}
+        report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
+                                           "summary": premise_summary(report.summary, "flagged", COMPARISON_FINDING)})
+    update: dict[str, Any] = {"verification": {"judge": report.model_dump(), **extra}}
     if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
         update = {"claims": outcome.value.claims,
-                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump(),
-                                   **({"premise": found} if update_premise else {})}}
+                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump(), **extra}}
     return {**update, "confidence": report.confidence, "status": report.status, **failures(outcome)}
+
+
+COMPARISON_FINDING = ("each side's passages are quoted as they were found; whether they speak to the same point is "
+                      "for you to judge")
 
 
 def _short_list(state: State) -> str:

@@ -20,7 +20,7 @@ from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import sentence_spans
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
 from historian_blueprint.verify.asked import asks, holds_type, name_asked
-from historian_blueprint.verify.question import unmet
+from historian_blueprint.verify.question import constraints, unmet
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
@@ -236,12 +236,14 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
         what = (f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if name else f"the {noun}"
         return refusal(question, facts, searched, n_documents, missing=what)
     if shape.comparison:
-        chosen = per_side(question_words(question), facts, shape, _redundant)
+        names = {w for c in constraints(question) if c.kind == "name" for w in c.words}
+        chosen = per_side(question_words(question), facts, shape, _redundant, names)
         if not chosen:
             return refusal(question, facts, searched, n_documents)
     else:
         chosen = _best(question, facts, shape)
-        if len(chosen) < 3:
+        items = shape.kind == "list" and shape.asked and list_found(question, [f.text for f in chosen], shape.asked)
+        if len(chosen) < (1 if items else 3):  # a list answers with the items it found, however few
             return refusal(question, facts, searched, n_documents)
     citations = [
         Citation(id=n, source_id=f.source_id, title=f.title, author=f.author, year=f.year, locator=f.locator,

@@ -52,7 +52,7 @@ class OfflineRoles:
             if fact.source_id not in labels:
                 labels[fact.source_id] = source_label(fact.model_dump(exclude={"locator"}), task.get_document(fact.source_id))
         if task.shape.kind == "list":
-            facts = written.enumeration(facts or [], task.get_document)
+            facts = written.enumeration(facts or [], task.get_document, task.shape.asked)
         return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages,
                                           shape=task.shape, labels=labels))
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from historian_blueprint.text.normalize import QUOTES
 from historian_blueprint.text.words import NUMBER_WORDS, content_words
+from historian_blueprint.verify.asked import GENERIC_NAMES
 from historian_blueprint.verify.question import Constraint, constraints
 
 _COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike)\b", re.I)
@@ -207,16 +208,27 @@ _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+)*")
 _ENUMERATION = re.compile(rf"{_NAME.pattern}(?:\s*,\s*{_NAME.pattern})*,?\s+(?:and|or)\s+{_NAME.pattern}")
 
 
-ORDINAL_OPENING = re.compile(r"^\W*(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|next|last|lastly|finally|"
-                      r"another)\b(?:\s+(?:is|was|are|were|of\s+these))?", re.I)
+# A sentence that opens an item of an enumeration: "The second is ...", "Secondly, ...", "In the first place, ...",
+# "First. That the States ...", "(2) ...", "2. ...", "II. ...".
+ORDINAL_OPENING = re.compile(
+    r"^\W*(?:(?:the\s+|in\s+the\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|next|last|lastly|finally|another)"
+    r"(?:ly)?\b(?:\s+place\b)?(?:\s+(?:is|was|are|were|of\s+these))?|\(?(?:[1-8]|[ivx]{1,4})[.)]\s)", re.I)
+# A list a sentence introduces: "the following:", "these:", "namely:", "as follows:", "four questions:".
+_INTRODUCED = re.compile(r"\b(?:following|these|namely|viz|as\s+follows|two|three|four|five|six|seven|eight)\b[^:;.]{0,40}?:", re.I)
+# Numbered items inside one sentence: "(1) the repeal ...; (2) a tariff ...; (3) ..."
+_NUMBERED = re.compile(r"(?<![^\s;:,])\((?:[1-8]|[a-h]|[ivx]{1,4})\)\s+([^;()]+)", re.I)
+_BODIES = frozenset(content_words(" ".join(GENERIC_NAMES) + " representatives house senate congress fellow citizens"))
 _ORDINAL_WORDS = frozenset("first second third fourth fifth sixth seventh eighth".split())
 
 
 def list_items(question: str, text: str, asked: int) -> list[str]:
     """The items of a list question one finding holds (their keys):
     - an enumeration of names the question does not give ("Hayti and Liberia"): each name;
-    - a sentence that opens on an ordinal ("The second is freedom of every person to worship ..."), unless it
-      gives the count itself (the list's heading: "four essential human freedoms"): one;
+    - numbered parts of one sentence ("(1) ...; (2) ..."), or the parts of a list it introduces ("the
+      following: ...; ...; and ...") set apart by semicolons: each part (a salutation's colon introduces none);
+    - a sentence that opens on an ordinal or a number ("The second is freedom of every person to worship ...",
+      "Secondly, ...", "First. That ...", "(2) ..."), unless it gives the count itself (the list's heading: "four
+      essential human freedoms"): one;
     - anything else: none. A passage that shares the topic, or even names the counted noun, is not therefore
       an item: counting it would tell the historian an item was found that was not."""
     known = set(content_words(question))
@@ -224,15 +236,34 @@ def list_items(question: str, text: str, asked: int) -> list[str]:
     for m in _ENUMERATION.finditer(text):
         for name in _NAME.findall(m.group()):
             key = " ".join(content_words(name))
-            if key and not set(content_words(name)) <= known and key not in names:
+            generic = set(content_words(name)) <= _BODIES  # "the Senate and House of Representatives": offices, not items
+            if key and not generic and not set(content_words(name)) <= known and key not in names:
                 names.append(key)
     if len(names) >= 2:
         return names
-    count_words = {w for w, n in NUMBER_WORDS.items() if n == asked and w not in _ORDINAL_WORDS} | {str(asked)}
-    heading = bool(count_words & set(re.findall(r"[a-z0-9]+", text.lower())))
-    if ORDINAL_OPENING.match(text) and not heading:
+    numbered = [" ".join(content_words(m.group(1))) for m in _NUMBERED.finditer(text)]
+    numbered = [k for k in dict.fromkeys(numbered) if k]
+    if len(numbered) >= 2:  # "(1) ...; (2) ...": each numbered part
+        return numbered
+    introduced = _INTRODUCED.search(text)
+    after = text[introduced.end():] if introduced else ""
+    parts = [" ".join(content_words(p)) for p in re.split(r";\s*(?:and\s+)?", after) if len(content_words(p)) >= 2]
+    if len(parts) >= 2:  # "... the following: the repeal of ...; a revision of ...; and ...": each part
+        return list(dict.fromkeys(parts))
+    if ORDINAL_OPENING.match(text) and not is_heading(text, asked):
         return [" ".join(content_words(text))]
     return []
+
+
+def introduces(text: str) -> bool:
+    """The sentence introduces a list ("... the questions which I deem of vital importance: ...", "as follows:")."""
+    return text.rstrip().endswith(":") or bool(_INTRODUCED.search(text))
+
+
+def is_heading(text: str, asked: int) -> bool:
+    """The sentence gives the list's count itself ("four essential human freedoms"): the list's heading."""
+    count_words = {w for w, n in NUMBER_WORDS.items() if n == asked and w not in _ORDINAL_WORDS} | {str(asked)}
+    return bool(count_words & set(re.findall(r"[a-z0-9]+", text.lower())))
 
 
 def list_found(question: str, texts: list[str], asked: int) -> int:

@@ -7,55 +7,91 @@ each quoted once under its source.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from historian_blueprint.roles.shapes import ORDINAL_OPENING, Shape, belongs, list_found, name_of, side_words
+from historian_blueprint.roles.shapes import (
+    ORDINAL_OPENING, Shape, belongs, introduces, is_heading, list_found, list_items, name_of, side_words,
+)
 from historian_blueprint.schema import Citation, Fact, SourceText
 from historian_blueprint.text.normalize import display
-from historian_blueprint.text.spans import sentence_spans
+from historian_blueprint.text.spans import Layouts, sentence_spans
 from historian_blueprint.text.words import content_words
 
 
-ENUMERATION_READ = 4  # sentences read on after an item of an enumeration for the items that follow it
+ENUMERATION_READ = 8  # sentences read on after an item of an enumeration for the items that follow it
 
 
-def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None]) -> list[Fact]:
+def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None], asked: int | None = None) -> list[Fact]:
     """An enumeration goes on past the sentence retrieval found: after an item that opens on an ordinal ("The
-    third is freedom from want ..."), the next sentences of its document that open on one are items too ("The
-    fourth is freedom from fear ..."), whether or not they share the question's words. They join the facts just
-    below the item they follow."""
+    third is freedom from want ..."), or after the list's heading (a sentence that gives the count asked: "four
+    essential human freedoms", or introduces a list: "... as follows:"), the next sentences of its document that are items (roles.shapes.list_items) are
+    read too ("The fourth is freedom from fear ..."), whether or not they share the question's words. They join
+    the facts just below the sentence they follow."""
     out = list(facts)
     have = {(f.source_id, f.start) for f in facts}
+    layouts = Layouts()
     for fact in facts:
-        if not ORDINAL_OPENING.match(fact.text):
+        opens = ORDINAL_OPENING.match(fact.text) or _TRAILING_ORDINAL.search(fact.text)
+        if not opens and not (asked and (is_heading(fact.text, asked) or introduces(fact.text))):
             continue
         doc = get_document(fact.source_id)
         if doc is None:
             continue
-        following = [(s, e) for s, e in sentence_spans(doc.text) if s >= fact.end][:ENUMERATION_READ]
-        for s, e in following:
+        following = list(sentence_spans(doc.text, fact.end, min(len(doc.text), fact.end + 6000)))[:2 * ENUMERATION_READ]
+        trailing = _TRAILING_ORDINAL.search(fact.text)  # "... may be legislated upon at this session: First."
+        headed = bool(trailing)
+        read = 0
+        for k, (s, e) in enumerate(following):
             text = doc.text[s:e]
-            if ORDINAL_OPENING.match(text) and (fact.source_id, s) not in have and len(text) <= 600:
-                have.add((fact.source_id, s))
-                out.append(fact.model_copy(update={"start": s, "end": e, "text": text, "score": fact.score - 0.001}))
+            if _BARE_ORDINAL.fullmatch(text.strip()):  # "Second." heads the sentence that follows it
+                headed = True
+                continue
+            read += 1
+            item = headed or ORDINAL_OPENING.match(text) or (asked and list_items("", text, asked))
+            if headed and k and _BARE_ORDINAL.fullmatch(doc.text[following[k - 1][0]:following[k - 1][1]].strip()):
+                start = following[k - 1][0]  # "Second." + "No sectarian tenets ..."
+            elif headed and not k and trailing:
+                start = fact.start + trailing.start() + 1  # "First." at the end of the sentence before, + "That the States ..."
+                start += len(doc.text[start:]) - len(doc.text[start:].lstrip())
+            else:
+                start = s
+            headed = False
+            if item and (fact.source_id, start) not in have and e - start <= 600:
+                have.add((fact.source_id, start))
+                out.append(fact.model_copy(update={"start": start, "end": e, "text": doc.text[start:e], "score": fact.score - 0.001,
+                                                   "locator": layouts.locate(doc.source_id, doc.text, start, e)}))
+            if read == ENUMERATION_READ:
+                break
     return sorted(out, key=lambda f: -f.score)
+
+
+_ORDINALS = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|[1-8]|[ivx]{1,4})"
+_BARE_ORDINAL = re.compile(rf"\(?{_ORDINALS}[.):]?", re.I)          # a sentence that is only "Second." or "(2)"
+_TRAILING_ORDINAL = re.compile(rf"[.:]\s+{_ORDINALS}[.:]\s*$", re.I)  # a sentence that ends on the first item's ordinal
 
 
 PER_SIDE = 2  # findings a comparison quotes for each side
 
 
 def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
-             redundant: Callable[[Fact, list[Fact]], bool]) -> list[Fact]:
+             redundant: Callable[[Fact, list[Fact]], bool], names: set[str] = frozenset()) -> list[Fact]:
     """For each side in turn, its best findings: passages of that side (roles.shapes.belongs) that share the
-    question's topic (its words other than the sides' and the comparing ones; a name both sides share, such as
-    "Wilson" in "Wilson's 1914 and 1915 messages", may stand in the document's title or author), side after side."""
+    question's topic (its words other than the sides' and the comparing ones) in their own words; a name of the
+    question both sides share (``names``: "Wilson" in "Wilson's 1914 and 1915 messages") may stand in the
+    document's title or author instead. Side after side; a side's passages ranked by the topic words they share."""
     topic = question_words - {w for side in shape.sides for w in side_words(side)} - _COMPARING
     need = max(1, -(-len(topic) // 3))
+    def shared(fact: Fact) -> int:
+        own = set(content_words(fact.text))
+        return len(topic & own) + len((topic & names) - own & set(content_words(f"{fact.title} {fact.author or ''}")))
+
+    candidates = [f for f in facts if shared(f) >= need]
     chosen: list[Fact] = []
     for side in shape.sides:
         mine: list[Fact] = []
-        for fact in facts:
-            if len(topic & set(content_words(f"{fact.text} {fact.title} {fact.author or ''}"))) < need or fact in chosen:
+        for fact in sorted(candidates, key=lambda f: (-shared(f), -f.score)):  # the side's own question first
+            if shared(fact) < need or fact in chosen:
                 continue
             if belongs(side, shape, byline=f"{fact.author or ''} {fact.title}", text=fact.text, year=fact.year) and not redundant(fact, mine):
                 mine.append(fact)
