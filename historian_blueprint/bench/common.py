@@ -88,3 +88,14 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     k = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
     return ordered[k]
+
+
+def sample_app(root: Path) -> tuple[Any, dict[str, str]]:
+    """The sample corpus's workspace under ``root``, loaded and indexed, and its documents' texts by id (to find
+    gold quotes in)."""
+    from historian_blueprint.evaluation.harness import sample_corpus
+
+    app = workspace(root, "sample")
+    ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
+    ensure_index(app)
+    return app, {k: d.text for k, d in sample_corpus().items()}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
+from historian_blueprint.bench.common import read_jsonl, sample_app
 
 FAITHFUL = ("faithful", "rounded")
 CHANGED = ("wrong_figure", "wrong_speaker", "wrong_year")
@@ -54,14 +54,10 @@ def summarize(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(root: Path, path: Path, detail: bool = False) -> dict[str, Any]:
-    from historian_blueprint.evaluation.harness import sample_corpus
     from historian_blueprint.verify.service import check_draft
 
     items = list(read_jsonl(path))
-    app = workspace(root, "sample")
-    ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
-    ensure_index(app)
-    texts = {k: d.text for k, d in sample_corpus().items()}
+    app, texts = sample_app(root)
     verdicts = []
     with app.app_context():
         for item in items:  # one sentence per check: a sentence is judged on its own, as a draft's line is

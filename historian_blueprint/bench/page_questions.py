@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
+from historian_blueprint.bench.common import read_jsonl, sample_app
 from historian_blueprint.bench.graph import holds_answer as cited  # some citation (of ids) overlaps a gold quote
 
 KINDS = ("factual", "comparison", "list", "followup", "outside")
@@ -99,14 +99,10 @@ def summarize(items: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> di
 
 
 def run(root: Path, path: Path, detail: bool = False) -> dict[str, Any]:
-    from historian_blueprint.evaluation.harness import sample_corpus
     from historian_blueprint.graph.run import ask
 
     items = list(read_jsonl(path))
-    app = workspace(root, "sample")
-    ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
-    ensure_index(app)
-    texts = {k: d.text for k, d in sample_corpus().items()}
+    app, texts = sample_app(root)
     with app.app_context():
         verdicts = []
         for item in items:
