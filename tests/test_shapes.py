@@ -23,6 +23,12 @@ from historian_blueprint.schema import Fact
      ["Grover Cleveland's 1887", "Benjamin Harrison's 1889"]),          # a name with its year is one side
     ("Hoover in 1931 vs. Roosevelt in 1935 on relief", ["Hoover in 1931", "Roosevelt in 1935"]),
     ("Compare Grant and Hayes.", ["Grant", "Hayes"]),
+    ("What did Coolidge say about taxes in 1925 compared with 1927?", ["1925", "1927"]),
+    ("How did Coolidge's 1925 and 1927 messages treat farm relief?", ["1925", "1927"]),
+    ("How did President Harding differ from President Coolidge on immigration?", ["Harding", "Coolidge"]),  # no titles
+    ("Cleveland or Harrison: who favored tariff reduction?", ["Cleveland", "Harrison"]),
+    ("Compare Woodrow Wilson (1913) and Theodore Roosevelt (1908) on corporations.",
+     ["Woodrow Wilson (1913)", "Theodore Roosevelt (1908)"]),
 ])
 def test_a_comparison_names_its_sides_and_searches_each_without_the_others(question, sides):
     shape = shape_of(question)

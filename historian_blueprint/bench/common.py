@@ -93,9 +93,11 @@ def percentile(values: list[float], q: float) -> float:
 def sample_app(root: Path) -> tuple[Any, dict[str, str]]:
     """The sample corpus's workspace under ``root``, loaded and indexed, and its documents' texts by id (to find
     gold quotes in)."""
-    from historian_blueprint.evaluation.harness import sample_corpus
+    from historian_blueprint.app import get_store
 
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
     ensure_index(app)
-    return app, {k: d.text for k, d in sample_corpus().items()}
+    with app.app_context():
+        texts = {doc.id: doc.text for doc in get_store().iter_documents()}
+    return app, texts

@@ -155,6 +155,7 @@ def requested_count(question: str) -> int | None:
     return number if number and 1 <= number <= 8 else None
 
 
+SIDE_FACTS = 12      # evidence sentences read for each side of a comparison, as a question of its own
 THREAD_WEIGHT = 0.2  # how much a follow-up's evidence is pulled toward what the thread is about
 TYPE_WEIGHT = 0.1    # a sentence holding the type the question asks for (a date for "when") ranks that much higher
 

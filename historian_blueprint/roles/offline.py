@@ -35,6 +35,14 @@ class OfflineRoles:
         """Evidence sentences of the retrieved passages, each with its locator in its document."""
         context = extractive.thread_words(task.question, task.history)
         facts = extractive.extract(task.question, task.hits, context=context)
+        if task.shape.comparison:  # each side read as a question of its own ("Wilson on the trusts"), its best kept
+            merged = {(f.source_id, f.start): f for f in facts}
+            for side in task.shape.sides:
+                for f in extractive.extract(side.query, task.hits, limit=extractive.SIDE_FACTS, context=context):
+                    key = (f.source_id, f.start)
+                    if key not in merged or merged[key].score < f.score:
+                        merged[key] = f
+            facts = sorted(merged.values(), key=lambda f: -f.score)
         layouts = Layouts()
         refined = []
         for fact in facts:

@@ -21,13 +21,16 @@ from historian_blueprint.text.words import NUMBER_WORDS, content_words
 from historian_blueprint.verify.asked import GENERIC_NAMES
 from historian_blueprint.verify.question import Constraint, constraints
 
-_COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike)\b", re.I)
+_COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike|alike)\b|"
+                       r"\b\d{4}\s+and\s+\d{4}\s+(?:annual\s+)?(?:messages|addresses|speeches)\b", re.I)  # "his 1925 and 1927 messages"
 # What may stand between two coordinated sides: "A and B", "A vs. B", "A, B and C", "A and in B", "A with that of B".
-_JOIN = re.compile(r"^\s*(?:'s)?\s*(?:(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)\s*)?(?:,\s*)?(?:(?:and|or|vs\.?|versus|with|to|against|from)\s+)?"
-                   r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|the|his|her|their)\s+)?$", re.I)
+_JOIN = re.compile(r"^\s*\)?\s*(?:'s)?\s*(?:(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)\s*)?(?:,\s*)?"
+                   r"(?:(?:and|or|vs\.?|versus|(?:compared\s+|differ(?:ed)?\s+|as\s+against\s+)?(?:with|to|from)|against)\s+)?"
+                   r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|the|his|her|their|presidents?|mr\.?)\s+)?$", re.I)
 # What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914".
-_DATED = re.compile(r"\s*(?:'s|,|\s+in|\s+of)?\s*")
+_DATED = re.compile(r"\s*(?:'s|,|\s+in|\s+of)?\s*\(?")
 _DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)"
+_AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
 _SUBJECTS = re.compile(r"\b(?:did|do|does|were|was|had)\s*$", re.I)
 _LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*(?:years?|months?|days?|weeks?|times?|"
@@ -91,12 +94,7 @@ def _sides(question: str) -> list[Side]:
     1889 message")."""
     if not _COMPARES.search(question) and not _subjects_pair(question):
         return []
-    named = [c for c in constraints(question) if c.kind in ("name", "date")]
-    first = re.match(r"\s*([A-Z][a-z]+)\b", question)  # constraints() drops a question's first word: "Hoover in 1931 vs."
-    if first and first.group(1).lower() not in _OPENERS and not any(question.find(c.text) == first.start(1) for c in named) \
-            and content_words(first.group(1)) and not question[first.end(1):].lstrip().startswith(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
-        named.append(Constraint(first.group(1), "name", frozenset(content_words(first.group(1)))))
-    found = sorted((question.find(c.text), c) for c in named)
+    found = sorted((question.find(c.text), c) for c in _named(question) if c.kind in ("name", "date"))
     raw = []
     for at, c in found:
         if at >= 0:
@@ -108,7 +106,8 @@ def _sides(question: str) -> list[Side]:
         more_years = k + 1 < len(raw) and raw[k + 1][2].kind == "date" and _JOIN.match(question[end:raw[k + 1][0]])
         if prev and c.kind == "date" and prev[2].kind == "name" and prev[3] is None and not more_years \
                 and _DATED.fullmatch(question[prev[1]:at]):  # "Lincoln's 1861 and 1864 messages": the years are the sides
-            atoms[-1] = (prev[0], end, prev[2], int(c.text))
+            close = end + 1 if question[end:end + 1] == ")" and "(" in question[prev[1]:at] else end  # "Wilson (1913)"
+            atoms[-1] = (prev[0], close, prev[2], int(c.text))
             continue
         atoms.append((at, end, c, None))
     best: list[tuple[int, int, Constraint, int | None]] = []
@@ -132,11 +131,11 @@ def _sides(question: str) -> list[Side]:
         query = question
         for other_at, other in labels:
             if other_at < at:    # "Hoover and Roosevelt": take out "Hoover and"
-                query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)"
+                query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})"
                                rf"(?:\s+(?:that|those)\b)?)?\s*", " ", query, count=1)
             elif other_at > at:  # "Hoover and Roosevelt": take out "and Roosevelt"
-                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|with|against|to)(?:\s+(?:that|those)\s+(?:of|in))?)?\s*"
-                               rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?\b", " ", query, count=1)
+                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})(?:\s+(?:that|those)\s+(?:of|in))?)?\s*"
+                               rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?!\w)", " ", query, count=1)
         query = re.sub(r"\s+([?.,:])", r"\1", re.sub(r"\s+", " ", query)).strip()
         out.append(Side(label=label, kind=c.kind, words=frozenset(c.words), query=query, year=year))
     return out
@@ -155,14 +154,39 @@ _OPENERS = frozenset("what when where who whom whose which why how did does do w
                      "would will should tell name list describe explain give compare contrast in on according".split())
 
 
+def _named(question: str) -> list[Constraint]:
+    """The question's names and dates (verify.question.constraints), without the titles before a name ("President
+    Harding": Harding), with a name that opens the question ("Hoover in 1931 vs. ...": constraints() drops a
+    question's first word)."""
+    named = []
+    for c in constraints(question):
+        if c.kind == "name":
+            bare = _TITLE.sub("", c.text)
+            if bare != c.text and bare:
+                c = Constraint(bare, "name", frozenset(content_words(bare)))
+        named.append(c)
+    first = re.match(r"\s*([A-Z][a-z]+)\b", question)
+    if first and first.group(1).lower() not in _OPENERS and not any(question.find(c.text) == first.start(1) for c in named) \
+            and content_words(first.group(1)) and not question[first.end(1):].lstrip().startswith(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
+        named.append(Constraint(first.group(1), "name", frozenset(content_words(first.group(1)))))
+    return named
+
+
+_TITLE = re.compile(r"^(?:(?:President|Presidents|Mr\.?|Mrs\.?|General|Senator|Governor|Secretary)\s+)+")
+
+
 def _subjects_pair(question: str) -> bool:
-    """"What did Cleveland and McKinley say about silver?": two names as the subjects of one question."""
-    names = [c for c in constraints(question) if c.kind == "name"]
+    """"What did Cleveland and McKinley say about silver?": two names as the subjects of one question; "Cleveland
+    or Harrison: who favored ...?": two names to choose between."""
+    names = sorted((c for c in _named(question) if c.kind == "name"), key=lambda c: question.find(c.text))
     for a, b in zip(names, names[1:]):
         at = question.find(a.text)
         then = question.find(b.text, at + len(a.text))
-        if at >= 0 and then >= 0 and _SUBJECTS.search(question[:at]) and re.fullmatch(r"\s*(?:'s)?\s*and\s*", question[at + len(a.text):then]):
+        between = question[at + len(a.text):then]
+        if at >= 0 and then >= 0 and _SUBJECTS.search(question[:at]) and re.fullmatch(r"\s*(?:'s)?\s*and\s*", between):
             return True
+        if at >= 0 and then >= 0 and re.fullmatch(r"\s*or\s*", between) and re.search(r"\b(?:who|which)\b", question, re.I):
+            return True  # "Cleveland or Harrison: who favored tariff reduction?"
     return False
 
 
@@ -177,7 +201,7 @@ def name_of(side: Side) -> str:
     """A side's name without its year ("Grover Cleveland's 1887" -> "Grover Cleveland")."""
     if side.year is None:
         return side.label
-    return re.sub(rf"(?:'s|,|\s+in|\s+of)?\s*{side.year}\s*$", "", side.label).strip()
+    return re.sub(rf"(?:'s|,|\s+in|\s+of)?\s*\(?{side.year}\)?\s*$", "", side.label).strip()
 
 
 def side_filters(side: Side) -> dict[str, object]:

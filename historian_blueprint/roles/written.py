@@ -93,6 +93,8 @@ def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
         for fact in sorted(candidates, key=lambda f: (-shared(f), -f.score)):  # the side's own question first
             if shared(fact) < need or fact in chosen:
                 continue
+            if mine and shared(fact) < shared(mine[0]):  # a second passage bears on the question as much as the first
+                break
             if belongs(side, shape, byline=f"{fact.author or ''} {fact.title}", text=fact.text, year=fact.year) and not redundant(fact, mine):
                 mine.append(fact)
             if len(mine) == PER_SIDE:
