@@ -248,6 +248,7 @@ def test_the_form_s_filters_reach_the_search(client):
     ({"year_from": "eighteen-sixty"}, "year_from must be a year"),
     ({"year_from": 1900, "year_to": 1890}, "year_from (1900) is after year_to (1890)"),
     ({"author": "x" * 201}, "author is longer than 200 characters"),
+    ({"author": "D."}, "author must name someone"),
 ])
 def test_a_bad_filter_is_a_clear_error_and_nothing_runs(client, body, message):
 

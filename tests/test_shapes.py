@@ -162,3 +162,37 @@ def test_an_enumeration_is_read_on_past_the_sentence_found_bare_ordinals_heading
     assert all(text[f.start:f.end] == f.text for f in found)  # exact spans: each cites what the source says
     q = "What were the four questions Grant urged Congress to settle?"
     assert list_found(q, items, 4) == 4 and list_found(q, items[:3], 4) == 3
+
+
+def test_odd_comparisons_neither_crash_nor_overflow():
+    for q in ("Compare Kansas City and Kansas on cattle.", "Compare New York City and New York on trade."):
+        shape_of(q)  # two names found at one place once raised TypeError
+    assert shape_of("Compare Washington, Adams, Jefferson, Madison and Monroe on the tariff.").kind != "comparison"
+    assert shape_of("Compare " + " vs. ".join(str(1800 + n) for n in range(300)) + "?").kind != "comparison"
+    assert [s.label for s in shape_of("Compare Kansas City  and   Kansas on cattle.").sides] == ["Kansas City", "Kansas"]
+
+
+def test_a_comparison_that_names_only_its_sides_is_answered_for_each():
+    q = "Compare Wilson and Roosevelt."
+    shape = with_bylines(shape_of(q), lambda name: 1)
+    facts = [fact("We must free the business of the country from the trusts and from monopoly.", "Woodrow Wilson", 1913, 1),
+             fact("The great corporations known as trusts are in certain features hurtful to the general welfare.",
+                  "Theodore Roosevelt", 1901, 2, 0.8)]
+    answer = extractive.compose(q, facts, [q], 3, shape=shape)
+    assert not answer.refusal and [c.author for c in answer.citations] == ["Woodrow Wilson", "Theodore Roosevelt"]
+
+
+def test_ordinary_sentences_are_no_list_items():
+    q = "What were the four freedoms Roosevelt named in 1941?"
+    for text in ("Next morning we went to church.", "Another day passed.", "First, I want to thank you.",
+                 "Finally, the war ended.", "Last year the crops failed."):
+        assert list_items(q, text, 4) == [], text
+    assert len(list_items(q, "Secondly, the tariff must be revised.", 4)) == 1
+
+
+def test_a_side_search_stays_within_the_askers_filters():
+    from historian_blueprint.graph.nodes import narrowed
+
+    assert narrowed({"author": "Wilson", "year_from": 1913, "year_to": 1916}, {"year_from": 1915, "year_to": 1920}) == {
+        "author": "Wilson", "year_from": 1915, "year_to": 1916}
+    assert narrowed({"author": "Roosevelt"}, {"author": "Theodore Roosevelt"})["author"] == "Roosevelt Theodore Roosevelt"

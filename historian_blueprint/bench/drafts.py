@@ -62,7 +62,11 @@ def run(root: Path, path: Path, detail: bool = False) -> dict[str, Any]:
     with app.app_context():
         for item in items:  # one sentence per check: a sentence is judged on its own, as a draft's line is
             claims = check_draft(item["sentence"]).claims
-            claim = claims[0] if len(claims) == 1 else max(claims, key=lambda c: len(c.text))
+            if not claims:  # nothing to judge: a wrong one is then not "supported", a faithful one not confirmed
+                verdicts.append({"id": item["id"], "kind": item["kind"], "verdict": None, "reason": "no claim read",
+                                 "evidence_on_quote": False, "right": False, "false_supported": False})
+                continue
+            claim = max(claims, key=lambda c: len(c.text))
             verdicts.append(score_item(item, claim, texts.get(item["source_id"], "")))
     out = {"sentences": str(path), **summarize(verdicts)}
     if detail:

@@ -130,7 +130,7 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
         searches.append((spelled, dict(c.filters)))
     planned = len(searches)
     if shape.comparison:
-        searches += [(side.query, {**c.filters, **side_filters(side)}) for side in shape.sides]
+        searches += [(side.query, narrowed(c.filters, side_filters(side))) for side in shape.sides]
     best: dict[int, dict[str, Any]] = {}
     kept: list[int] = []
     extra: list[dict[str, Any]] = []
@@ -150,6 +150,18 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     hits = [h for h in ranked if h["row"] in keep] + [h for h in ranked if h["row"] not in keep][: max(cap - len(keep), 0)]
     hits += [h for h in extra if h["row"] not in {x["row"] for x in hits}]
     return {"hits": sorted(hits, key=lambda h: -h["score"])}
+
+
+def narrowed(asked: dict[str, Any], side: dict[str, Any]) -> dict[str, Any]:
+    """A side's search within the asker's filters: both authors' words, the years both allow."""
+    out = {**side, **asked}
+    if asked.get("author") and side.get("author"):
+        out["author"] = f"{asked['author']} {side['author']}"
+    for key, pick in (("year_from", max), ("year_to", min)):
+        values = [v for v in (asked.get(key), side.get(key)) if v is not None]
+        if values:
+            out[key] = pick(values)
+    return out
 
 
 SIDE_KEEP = 3     # each side of a comparison keeps its three best passages

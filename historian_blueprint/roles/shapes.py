@@ -31,6 +31,7 @@ _JOIN = re.compile(r"^\s*\)?\s*(?:'s)?\s*(?:(?:messages?|address(?:es)?|speech(?
 _DATED = re.compile(r"\s*(?:'s|,|\s+in|\s+of)?\s*\(?")
 _DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)"
 _AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
+MAX_SIDES = 4  # a comparison of more sides is read as a single question
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
 _SUBJECTS = re.compile(r"\b(?:did|do|does|were|was|had)\s*$", re.I)
 _LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*(?:years?|months?|days?|weeks?|times?|"
@@ -67,7 +68,7 @@ class Shape:
 
 def shape_of(question: str) -> Shape:
     """The shape a question asks for (see the module's docstring)."""
-    q = question.translate(QUOTES)
+    q = " ".join(question.translate(QUOTES).split())  # one space between words: the patterns below assume it
     sides = _sides(q)
     if sides:
         return Shape("comparison", tuple(sides))
@@ -94,7 +95,7 @@ def _sides(question: str) -> list[Side]:
     1889 message")."""
     if not _COMPARES.search(question) and not _subjects_pair(question):
         return []
-    found = sorted((question.find(c.text), c) for c in _named(question) if c.kind in ("name", "date"))
+    found = _placed(question, [c for c in _named(question) if c.kind in ("name", "date")])
     raw = []
     for at, c in found:
         if at >= 0:
@@ -123,8 +124,8 @@ def _sides(question: str) -> list[Side]:
         run = [atom]
     if len(run) > len(best):
         best = run
-    if len(best) < 2 or (best[0][2].kind == "date" and _RANGE.search(question[:best[0][0]])):
-        return []
+    if not 2 <= len(best) <= MAX_SIDES or (best[0][2].kind == "date" and _RANGE.search(question[:best[0][0]])):
+        return []  # more sides than a page can set side by side (and 8 findings hold): read as one question
     labels = [(start, _whole(question, start, question[start:end], c)) for start, end, c, _ in best]
     out = []
     for (at, label), (_, _, c, year) in zip(labels, best):
@@ -152,6 +153,19 @@ def _whole(question: str, at: int, text: str, c: Constraint) -> str:
 
 _OPENERS = frozenset("what when where who whom whose which why how did does do was were is are has have had can could "
                      "would will should tell name list describe explain give compare contrast in on according".split())
+
+
+def _placed(question: str, named: list[Constraint]) -> list[tuple[int, Constraint]]:
+    """Each name or date with its place in the question, in the question's order: each found after the one
+    before it ("Kansas City and Kansas": the second "Kansas" is the one after "Kansas City"); -1 if not found."""
+    out, cursor = [], 0
+    for c in sorted(named, key=lambda c: question.find(c.text)):
+        at = question.find(c.text, cursor)
+        at = at if at >= 0 else question.find(c.text)
+        out.append((at, c))
+        if at >= 0:
+            cursor = at + len(c.text)
+    return sorted(out, key=lambda t: t[0])
 
 
 def _named(question: str) -> list[Constraint]:
@@ -234,9 +248,11 @@ _ENUMERATION = re.compile(rf"{_NAME.pattern}(?:\s*,\s*{_NAME.pattern})*,?\s+(?:a
 
 # A sentence that opens an item of an enumeration: "The second is ...", "Secondly, ...", "In the first place, ...",
 # "First. That the States ...", "(2) ...", "2. ...", "II. ...".
-ORDINAL_OPENING = re.compile(
-    r"^\W*(?:(?:the\s+|in\s+the\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|next|last|lastly|finally|another)"
-    r"(?:ly)?\b(?:\s+place\b)?(?:\s+(?:is|was|are|were|of\s+these))?|\(?(?:[1-8]|[ivx]{1,4})[.)]\s)", re.I)
+_ORD = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|last|next|another)"
+ORDINAL_OPENING = re.compile(  # "Next morning we went ..." and "First, I ..." are no items
+    rf"^\W*(?:(?:the\s+)?{_ORD}\s+(?:is|was|are|were|of\s+these)\b|in\s+the\s+{_ORD}\s+place\b|"
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth)(?:ly\b|[.:]\s)|lastly\b|\(?(?:[1-8]|[ivx]{1,4})[.)]\s)",
+    re.I)
 # A list a sentence introduces: "the following:", "these:", "namely:", "as follows:", "four questions:".
 _INTRODUCED = re.compile(r"\b(?:following|these|namely|viz|as\s+follows|two|three|four|five|six|seven|eight)\b[^:;.]{0,40}?:", re.I)
 # Numbered items inside one sentence: "(1) the repeal ...; (2) a tariff ...; (3) ..."
@@ -313,7 +329,12 @@ def described(shape: Shape, question: str, citations: list[dict], claims: list[s
         return {"kind": "comparison", "sides": rows}
     if shape.kind == "list" and shape.asked:
         if claims:
-            found = min(len({" ".join(content_words(c)) for c in claims}), shape.asked)
+            distinct: list[set[str]] = []
+            for claim in claims:  # a finding that rewords one already counted is the same item
+                words = set(content_words(claim))
+                if words and not any(len(words & d) > 0.6 * min(len(words), len(d)) for d in distinct):
+                    distinct.append(words)
+            found = min(len(distinct), shape.asked)
         else:
             found = list_found(question, [c["text"] for c in citations], shape.asked) if citations else 0
         return {"kind": "list", "asked": shape.asked, "found": found}

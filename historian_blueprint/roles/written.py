@@ -81,7 +81,7 @@ def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
     question both sides share (``names``: "Wilson" in "Wilson's 1914 and 1915 messages") may stand in the
     document's title or author instead. Side after side; a side's passages ranked by the topic words they share."""
     topic = question_words - {w for side in shape.sides for w in side_words(side)} - _COMPARING
-    need = max(1, -(-len(topic) // 3))
+    need = -(-len(topic) // 3)  # a third of the topic's words; none when the question names only its sides
     def shared(fact: Fact) -> int:
         own = set(content_words(fact.text))
         return len(topic & own) + len((topic & names) - own & set(content_words(f"{fact.title} {fact.author or ''}")))

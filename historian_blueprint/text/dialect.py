@@ -44,7 +44,7 @@ def dialect_query(question: str) -> str | None:
     massa ... tole tol"), or None when no word of it has one."""
     forms, _, _ = lexicon()
     words = re.findall(r"[a-z]+", question.lower())
-    extra = [spelling for w in dict.fromkeys(words) for spelling in forms.get(w, ())]
+    extra = [spelling for w in dict.fromkeys(words) if content_words(w) for spelling in forms.get(w, ())]  # not "was", "with"
     return f"{question} {' '.join(extra)}" if extra else None
 
 

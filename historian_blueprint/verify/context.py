@@ -30,7 +30,7 @@ _DOCUMENT = r"(?:message|address|speech|report|interview|letter|account|narrativ
 # A claim's opening frame: the document ("In his 1864 annual message, ") and the reporter ("Lincoln reported that ").
 _FRAME = re.compile(
     rf"^(?:In\s+(?:his|her|its|their|the)\s+(?:[\w'-]+\s+){{0,3}}?{_DOCUMENT}(?:\s+(?:to|of)\s+[A-Z][\w']*)?(?:\s+of\s+\d{{4}})?\s*,\s*)?"
-    r"(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}\s+(?:reported|said|wrote|stated|noted|claimed|observed|recalled|remembered|"
+    r"(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}\s+(?P<verb>reported|said|wrote|stated|noted|claimed|observed|recalled|remembered|"
     r"recounted|told\s+(?:[\w']+\s+){0,3}?|put|estimated)(?:\s+that)?\s+)?"
 )
 _HEDGE = re.compile(r"\b(roughly|approximately|nearly|around|almost)\s+(?=\$?\d)", re.I)
@@ -119,7 +119,14 @@ def build_context(
             body, words = exact, frozenset(content_words(exact))
         # the claim's frame ("In his 1864 annual message, Lincoln reported ...") says who reported it and where: the
         # names and numbers rules check it against the document's title and author; the passage is read for the rest
-        excused = frame_words | frozenset(content_words(" ".join(_HEDGE.findall(body))))
+        # of the frame: the words the document's title and author carry, its reporting verb ("reported"), and the
+        # names in it (the names rule checks those: "Andrew Johnson is not in the evidence"); a frame naming another
+        # document ("In his inaugural address") keeps its other words to be looked for
+        said = _FRAME.match(body)
+        verb = frozenset(content_words(said.group("verb") or "")) if said else frozenset()
+        named = frozenset(content_words(" ".join(capitalized_terms(frame))))
+        excused = ((frame_words & (frozenset(content_words(doc.byline)) | named)) | verb
+                   | frozenset(content_words(" ".join(_HEDGE.findall(body)))))
         if excused & words and len(words - excused) >= MIN_REPORTED_WORDS:
             words, changed = words - excused, True
         if changed:

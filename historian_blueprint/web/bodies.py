@@ -5,6 +5,7 @@ JSON nested too deeply; 413 for a body over ``HISTORIAN_LIMITS_MAX_BODY_BYTES``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, TypeVar
 
 from flask import request
@@ -138,6 +139,8 @@ def search_filters(data: dict[str, Any]) -> dict[str, Any]:
         value = " ".join(str(data.get(key) or "").split())
         if len(value) > longest:
             raise BodyError(400, "bad_request", f"{key} is longer than {longest} characters")
+        if value and key == "author" and not re.search(r"[A-Za-z]{2}", value):
+            raise BodyError(400, "bad_request", "author must name someone (at least two letters): a surname, a narrator")
         if value:
             out[key] = value
     for key in ("year_from", "year_to"):

@@ -103,10 +103,11 @@ def _run_ask(question: str, profile: str | None, parent: str | None, filters: di
 
 def _collections() -> list[str]:
     """The collections the serving index holds, for the ask form's filter (none before the first index)."""
-    try:
-        return sorted({str(info.get("collection")) for info in service.get_index().documents.values() if info.get("collection")})
-    except (IndexNotBuilt, IndexMismatch):
+    try:  # the generation's own list: no need to load the encoder to draw a form
+        documents = service.holder().get(get_store()).documents
+    except Exception:  # noqa: BLE001 - no index (or an unreadable one): the form offers "All collections" only
         return []
+    return sorted({str(info.get("collection")) for info in documents.values() if info.get("collection")})
 
 
 def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
@@ -191,12 +192,14 @@ def register(bp: Blueprint) -> None:
         """The citations grouped by document, in order of first citation, each group with its label (who, what,
         when) and its citations in order: the page quotes each passage once, under its source."""
         groups: dict[str, dict[str, Any]] = {}
+        docs: dict[str, Any] = {}  # each cited document read once
         for c in citations:
+            if c["source_id"] not in docs:
+                docs[c["source_id"]] = get_store().get_document(c["source_id"])
+            doc = docs[c["source_id"]]
             if c["source_id"] not in groups:
-                doc = get_store().get_document(c["source_id"])
                 groups[c["source_id"]] = {"source_id": c["source_id"], "label": source_label({**c, "locator": None}, doc),
                                           "citations": []}
-            doc = get_store().get_document(c["source_id"])
             groups[c["source_id"]]["citations"].append({**c, **around(doc.text if doc else "", c["start"], c["end"])})
         return list(groups.values())
 
