@@ -299,3 +299,16 @@ def test_a_comparison_is_answered_side_by_side_and_never_called_verified(client)
     page = client.get(f"/historian/runs/{out['metadata']['run_id']}").get_data(as_text=True)
     assert 'data-testid="comparison"' in page and "check before use" in page and "for you to judge" in page
     assert out["answer"].startswith("Side by side:")
+
+
+def test_a_block_that_starts_inside_a_highlight_is_named_on_it():
+    from historian_blueprint.web.reading import highlighted
+
+    text = " ".join(f"In the year past the {n}th measure of this long address was laid before you." for n in range(1, 40))
+    start = text.find("the 6th measure")  # a highlight from sentence 6 into sentence 8: block 7-12 starts inside it
+    end = text.find(".", text.find("the 8th measure")) + 1
+    pieces = highlighted(text, [(1, start, end)])
+    assert "".join(p["text"] for p in pieces) == text
+    marked = next(p for p in pieces if p["mark"])
+    assert marked["block"] == "sentences 7–12"
+    assert [p["block"] for p in pieces if p.get("block")][:3] == ["sentences 1–6", "sentences 7–12", "sentences 13–18"]

@@ -57,8 +57,11 @@ def _in_blocks(pieces: list[dict[str, Any]], breaks: list[tuple[int, str]]) -> l
                     label, cursor = None, cut
                 label = next_label
             out.append({**piece, "text": piece["text"][cursor - at:], "block": label})
-        else:
-            out.append({**piece, "block": label})
+        else:  # blocks that start inside a highlighted span start with it (both labels when two do)
+            inside = []
+            while queue and queue[0][0] < end:
+                inside.append(queue.pop(0)[1])
+            out.append({**piece, "block": "; ".join(([label] if label else []) + inside) or None})
         at = end
     return out
 
