@@ -148,7 +148,8 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     cap = max(c.rerank_k * 2, c.top_k)
     keep = set(kept)
     hits = [h for h in ranked if h["row"] in keep] + [h for h in ranked if h["row"] not in keep][: max(cap - len(keep), 0)]
-    hits += [h for h in extra if h["row"] not in {x["row"] for x in hits}]
+    rows = {h["row"] for h in hits}
+    hits += [h for h in extra if h["row"] not in rows]
     return {"hits": sorted(hits, key=lambda h: -h["score"])}
 
 

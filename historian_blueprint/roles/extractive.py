@@ -263,15 +263,16 @@ def _best(question: str, facts: list[Fact], shape: Shape) -> list[Fact]:
     asked are found, after the list's heading if one was found first."""
     if shape.kind == "list" and shape.asked:
         chosen: list[Fact] = []
+        seen: set[str] = set()  # the items the chosen findings hold (list_items' keys)
         for fact in facts:
-            items = list_items(question, fact.text, shape.asked)
+            items = set(list_items(question, fact.text, shape.asked))
             heading = not chosen and not items and fact.overlap >= MIN_OVERLAP and fact is facts[0]
-            new = bool(items) and list_found(question, [f.text for f in chosen] + [fact.text], 8) > list_found(question, [f.text for f in chosen], 8)
-            if new or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct items
+            if items - seen or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct
                 chosen.append(fact)
-            if list_found(question, [f.text for f in chosen], shape.asked) >= shape.asked or len(chosen) == 8:
+                seen |= items
+            if len(seen) >= shape.asked or len(chosen) == 8:
                 break
-        if list_found(question, [f.text for f in chosen], shape.asked):
+        if seen:
             first = {f.source_id: n for n, f in reversed(list(enumerate(chosen)))}
             return sorted(chosen, key=lambda f: (first[f.source_id], f.start))  # an enumeration in its own order
         # no passage is recognisably an item: the best passages, and the page says none of the items was found

@@ -23,13 +23,13 @@ from historian_blueprint.verify.question import Constraint, constraints
 
 _COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike|alike)\b|"
                        r"\b\d{4}\s+and\s+\d{4}\s+(?:annual\s+)?(?:messages|addresses|speeches)\b", re.I)  # "his 1925 and 1927 messages"
+_DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)"
 # What may stand between two coordinated sides: "A and B", "A vs. B", "A, B and C", "A and in B", "A with that of B".
-_JOIN = re.compile(r"^\s*\)?\s*(?:'s)?\s*(?:(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)\s*)?(?:,\s*)?"
+_JOIN = re.compile(rf"^\s*\)?\s*(?:'s)?\s*(?:{_DOC_WORDS}\s*)?(?:,\s*)?"
                    r"(?:(?:and|or|vs\.?|versus|(?:compared\s+|differ(?:ed)?\s+|as\s+against\s+)?(?:with|to|from)|against)\s+)?"
                    r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|the|his|her|their|presidents?|mr\.?)\s+)?$", re.I)
 # What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914".
 _DATED = re.compile(r"\s*(?:'s|,|\s+in|\s+of)?\s*\(?")
-_DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)"
 _AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
 MAX_SIDES = 4  # a comparison of more sides is read as a single question
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years

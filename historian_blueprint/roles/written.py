@@ -32,14 +32,14 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
     have = {(f.source_id, f.start) for f in facts}
     layouts = Layouts()
     for fact in facts:
-        opens = ORDINAL_OPENING.match(fact.text) or _TRAILING_ORDINAL.search(fact.text)
+        trailing = _TRAILING_ORDINAL.search(fact.text)  # "... may be legislated upon at this session: First."
+        opens = ORDINAL_OPENING.match(fact.text) or trailing
         if not opens and not (asked and (is_heading(fact.text, asked) or introduces(fact.text))):
             continue
         doc = get_document(fact.source_id)
         if doc is None:
             continue
         following = list(sentence_spans(doc.text, fact.end, min(len(doc.text), fact.end + 6000)))[:2 * ENUMERATION_READ]
-        trailing = _TRAILING_ORDINAL.search(fact.text)  # "... may be legislated upon at this session: First."
         headed = bool(trailing)
         read = 0
         for k, (s, e) in enumerate(following):
@@ -86,14 +86,15 @@ def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
         own = set(content_words(fact.text))
         return len(topic & own) + len((topic & names) - own & set(content_words(f"{fact.title} {fact.author or ''}")))
 
-    candidates = [f for f in facts if shared(f) >= need]
+    counts = {id(f): shared(f) for f in facts}
+    ranked = sorted((f for f in facts if counts[id(f)] >= need), key=lambda f: (-counts[id(f)], -f.score))
     chosen: list[Fact] = []
     for side in shape.sides:
         mine: list[Fact] = []
-        for fact in sorted(candidates, key=lambda f: (-shared(f), -f.score)):  # the side's own question first
-            if shared(fact) < need or fact in chosen:
+        for fact in ranked:  # the side's own question first
+            if fact in chosen:
                 continue
-            if mine and shared(fact) < shared(mine[0]):  # a second passage bears on the question as much as the first
+            if mine and counts[id(fact)] < counts[id(mine[0])]:  # a second passage bears on the question as much as the first
                 break
             if belongs(side, shape, byline=f"{fact.author or ''} {fact.title}", text=fact.text, year=fact.year) and not redundant(fact, mine):
                 mine.append(fact)

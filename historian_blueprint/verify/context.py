@@ -36,12 +36,12 @@ _FRAME = re.compile(
 _HEDGE = re.compile(r"\b(roughly|approximately|nearly|around|almost)\s+(?=\$?\d)", re.I)
 
 
-def frame_of(body: str) -> str:
+def frame_of(body: str) -> tuple[str, str]:
     """The words that open a claim by saying where and by whom it was reported ("In his 1864 annual message,
-    Lincoln reported that "), or "". They are checked against the document's title, author and date (names,
-    numbers), not looked for among the passage's words."""
+    Lincoln reported that ") and its reporting verb ("reported"), or ("", ""). They are checked against the
+    document's title, author and date (names, numbers), not looked for among the passage's words."""
     match = _FRAME.match(body)
-    return match.group() if match else ""
+    return (match.group(), match.group("verb") or "") if match else ("", "")
 
 
 def attribution(claim: str) -> tuple[str | None, str]:
@@ -93,7 +93,7 @@ def build_context(
     speaker, body = attribution(claim)
     words = frozenset(content_words(body))
     names = frozenset(content_words(" ".join(capitalized_terms(body))))
-    frame = frame_of(body)
+    frame, verb = frame_of(body)
     frame_words = frozenset(content_words(frame))
     by_id = {d.source_id: d for d in documents}
     cited = list(cited)
@@ -117,15 +117,12 @@ def build_context(
         changed = exact != body
         if changed:  # "about $1.74 billion" read as the "$1,740,690,489.49" it rounds: its words are the evidence's
             body, words = exact, frozenset(content_words(exact))
-        # the claim's frame ("In his 1864 annual message, Lincoln reported ...") says who reported it and where: the
-        # names and numbers rules check it against the document's title and author; the passage is read for the rest
-        # of the frame: the words the document's title and author carry, its reporting verb ("reported"), and the
-        # names in it (the names rule checks those: "Andrew Johnson is not in the evidence"); a frame naming another
-        # document ("In his inaugural address") keeps its other words to be looked for
-        said = _FRAME.match(body)
-        verb = frozenset(content_words(said.group("verb") or "")) if said else frozenset()
+        # the claim's frame ("In his 1864 annual message, Lincoln reported ...") says who reported it and where. Of
+        # the frame, the words the document's title and author carry, its reporting verb and its names (the names
+        # rule checks those: "Andrew Johnson is not in the evidence") are not looked for in the passage; a frame
+        # naming another document ("In his inaugural address") keeps its other words to be looked for
         named = frozenset(content_words(" ".join(capitalized_terms(frame))))
-        excused = ((frame_words & (frozenset(content_words(doc.byline)) | named)) | verb
+        excused = ((frame_words & (frozenset(content_words(doc.byline)) | named)) | frozenset(content_words(verb))
                    | frozenset(content_words(" ".join(_HEDGE.findall(body)))))
         if excused & words and len(words - excused) >= MIN_REPORTED_WORDS:
             words, changed = words - excused, True
