@@ -276,6 +276,22 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
     lead = browser.find_element(By.CSS_SELECTOR, '[data-testid="answer"]').text
     assert "answers most directly" in lead and "[1]" in lead  # a lead sentence in Historian's words
     assert not any(q in lead for q in quotes)  # it quotes an excerpt, never a finding whole
+    panel = browser.find_element(By.CSS_SELECTOR, '[data-testid="context-panel"]')  # beside the findings, in view
+    findings = browser.find_element(By.CSS_SELECTOR, ".h-findings")
+    assert panel.is_displayed() and panel.rect["x"] >= findings.rect["x"] + findings.rect["width"]
+    assert " ".join(panel.find_element(By.TAG_NAME, "mark").text.split()) == " ".join(quotes[0].split())
+    contexts = browser.find_elements(By.CSS_SELECTOR, '[data-testid="finding"] [data-testid="context"]')
+    assert contexts, "no finding has sentences around it"
+    chosen = contexts[-1].find_element(By.XPATH, "ancestor::li")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", chosen)
+    contexts[-1].find_element(By.TAG_NAME, "summary").click()
+    wanted = " ".join(chosen.find_element(By.TAG_NAME, "blockquote").text.split())
+    wait_for(lambda: " ".join(panel.find_element(By.TAG_NAME, "mark").text.split()) == wanted)
+    assert contexts[-1].get_attribute("open") is None  # read beside the answer, not unfolded in place
+    number = chosen.get_attribute("value")
+    assert panel.find_element(By.CSS_SELECTOR, '[data-panel="n"]').text == f"[{number}]"
+    top = browser.execute_script("return arguments[0].getBoundingClientRect().top;", panel)
+    assert 0 <= top < 1000 and panel.find_element(By.CSS_SELECTOR, '[data-panel="link"]').get_attribute("href")
     browser.save_screenshot(str(shots / "answer-desktop.png"))
     browser.get(f"{base}/historian/ask")
     browser.find_element(By.ID, "h-question").send_keys("Compare what Cleveland and Hoover said about the banks.")
@@ -304,6 +320,10 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "main"))
         assert _no_horizontal_scroll(browser), name
         if name == "answer":
+            assert not browser.find_element(By.CSS_SELECTOR, '[data-testid="context-panel"]').is_displayed()
+            context = browser.find_elements(By.CSS_SELECTOR, '[data-testid="context"]')[0]  # unfolds in place
+            context.find_element(By.TAG_NAME, "summary").click()
+            assert context.get_attribute("open") is not None and _no_horizontal_scroll(browser)
             browser.save_screenshot(str(shots / "answer-phone.png"))
     browser.get(compare_url)
     table = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="comparison"]'))[0]

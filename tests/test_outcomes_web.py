@@ -37,6 +37,7 @@ def rows(page: str) -> list[dict]:
             return html.unescape(match.group(1)).strip() if match else None
         found.append({"group": group, "verdict": verdict, "label": text(r'data-testid="outcome">(.*?)</span>'),
                       "span_label": text(r'class="h-span-label">(.*?)</span>'), "link": text(r'<a href="([^"]+)"'),
+                      "source": text(r'<a href="[^"]+">(.*?)</a>'),
                       "quote": text(r'data-testid="evidence-span">(.*?)</blockquote>'),
                       "confidence": text(r"<small>(confidence [\d.]+)</small>")})
     return found
@@ -67,6 +68,7 @@ def test_check_a_draft_shows_three_outcomes_as_three_different_things(client):
         assert row["quote"] == span["text"]  # the span its decision read, whole
         assert row["link"] == f"/historian/sources/{WILSON}?span={span['start']}-{span['end']}#h-mark-first"
         assert row["confidence"] == f"confidence {claim['confidence']:.2f}"
+        assert row["source"].startswith("Woodrow Wilson") and WILSON not in row["source"]  # named as cited, not by id
     assert "$9,000,000,000" in shown[1]["quote"] and "$4,000,000,000" not in shown[1]["quote"]
     assert "Claims: 1 supported, 1 not confirmed, 1 contradicted" in page
     assert "p(supported)" not in page and "<style" not in page and " style=" not in page  # the CSP allows no inline style

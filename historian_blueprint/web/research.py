@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import (
-    Blueprint, Response, current_app, jsonify, redirect, render_template, request, stream_with_context, url_for,
+    Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, stream_with_context, url_for,
 )
 
 from historian_blueprint import history
@@ -187,21 +187,37 @@ def register(bp: Blueprint) -> None:
         """Indented JSON with its characters as they are (no \\u2013 escapes); the template escapes it as text."""
         return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
+    def cited_document(source_id: str) -> Any:
+        """A cited document, read once per request however many of the page's spans cite it."""
+        docs = g.setdefault("historian_cited", {})
+        if source_id not in docs:
+            docs[source_id] = get_store().get_document(source_id)
+        return docs[source_id]
+
     @bp.app_template_global("historian_source_groups")
     def source_groups(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The citations grouped by document, in order of first citation, each group with its label (who, what,
         when) and its citations in order: the page quotes each passage once, under its source."""
         groups: dict[str, dict[str, Any]] = {}
-        docs: dict[str, Any] = {}  # each cited document read once
         for c in citations:
-            if c["source_id"] not in docs:
-                docs[c["source_id"]] = get_store().get_document(c["source_id"])
-            doc = docs[c["source_id"]]
+            doc = cited_document(c["source_id"])
             if c["source_id"] not in groups:
                 groups[c["source_id"]] = {"source_id": c["source_id"], "label": source_label({**c, "locator": None}, doc),
                                           "citations": []}
             groups[c["source_id"]]["citations"].append({**c, **around(doc.text if doc else "", c["start"], c["end"])})
         return list(groups.values())
+
+    @bp.app_template_global("historian_document_label")
+    def document_label(span: Any) -> str:
+        """A span's document (a stored answer's dict or a checked draft's EvidenceSpan) as a historian cites it:
+        who, what, when and where in it, not its id; each document read once per request."""
+        source_id, locator = (span.get("source_id"), span.get("locator")) if isinstance(span, dict) else (
+            span.source_id, getattr(span, "locator", None))
+        doc = cited_document(source_id)
+        if doc is None:
+            return source_id + (f", {locator}" if locator else "")
+        return source_label({"source_id": doc.id, "title": doc.title, "author": doc.author, "year": doc.year,
+                             "locator": locator}, doc)
 
     # ------------------------------------------------------------------ ask
     @bp.get("/ask")
