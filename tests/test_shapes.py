@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from historian_blueprint.roles import extractive
-from historian_blueprint.roles.shapes import (
-    asked_count, belongs, described, list_found, list_items, shape_of, side_filters, with_bylines,
-)
+from historian_blueprint.roles.lists import asked_count, list_found, list_items
+from historian_blueprint.roles.shapes import belongs, described, shape_of, side_filters, with_bylines
 from historian_blueprint.roles.written import excerpt
 from historian_blueprint.schema import Fact
 

@@ -8,7 +8,9 @@ in tests/data/dialect_questions.jsonl):
   side's gold) and every side it is silent on is said to be "not found" in the answer's comparison table;
 - ``list``: right when the answer states how many items it found of how many were asked, the found count is
   true (the items whose gold its citations overlap), at least one was found, and it is not ``verified`` with
-  fewer items than asked;
+  fewer items than asked; a list question that names no count ("Which countries ...": ``asked`` is then the
+  number of items the collection holds) is right when the page calls it an open list (no count to state), at
+  least one item was found, and it is not ``verified`` with fewer items than the collection holds;
 - ``outside``: right when the answer is a refusal (the collection cannot answer it).
 
 A ``verified`` answer that is not right is counted apart: it is the error a historian does not forgive.
@@ -22,6 +24,7 @@ from typing import Any
 
 from historian_blueprint.bench.common import read_jsonl, sample_app
 from historian_blueprint.bench.graph import holds_answer as cited  # some citation (of ids) overlaps a gold quote
+from historian_blueprint.text.words import NUMBER_WORDS
 
 KINDS = ("factual", "comparison", "list", "followup", "outside")
 
@@ -54,12 +57,21 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
         stated = shape if shape.get("kind") == "list" else {}
         seen.update(items_found=found, items_in_collection=len(have), asked=item["asked"],
                     stated_found=stated.get("found"), stated_asked=stated.get("asked"))
-        right = (bool(stated) and found >= 1 and stated.get("found") == found and stated.get("asked") == item["asked"]
-                 and not (found < item["asked"] and result["status"] == "verified"))
+        if names_count(item["question"], item["asked"]):  # "What three amendments ...": the page says "N of 3 found"
+            right = (bool(stated) and found >= 1 and stated.get("found") == found and stated.get("asked") == item["asked"]
+                     and not (found < item["asked"] and result["status"] == "verified"))
+        else:  # "Which countries ...": no count to state; the page says it is an open list, and never verified short
+            right = bool(stated.get("open")) and found >= 1 and not (found < len(have) and result["status"] == "verified")
     else:
         raise ValueError(f"unknown kind {kind!r} in {item['id']}")
     seen["right"] = bool(right)
     return seen
+
+
+def names_count(question: str, asked: int) -> bool:
+    """The question gives the number of items it asks for, as a figure or a word ("three", "3")."""
+    words = {w for w, n in NUMBER_WORDS.items() if n == asked} | {str(asked)}
+    return bool(words & set(re.findall(r"[a-z0-9]+", question.lower())))
 
 
 def _row(table: dict[str, dict[str, Any]], label: str) -> dict[str, Any] | None:

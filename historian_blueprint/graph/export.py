@@ -82,7 +82,8 @@ def status_words(output: dict[str, Any]) -> StatusWords:
     if premise:
         return StatusWords("check", "does not answer all of the question",
                            f"The quotes are accurate ({counted}), but {premise['finding']}.")
-    compared = (output.get("verification") or {}).get("comparison")
+    verification = output.get("verification") or {}
+    compared = verification.get("comparison") or verification.get("open_list")  # what the checks cannot confirm
     if output["status"] == "flagged" and compared:
         return StatusWords("check", "check before use", f"The quotes are accurate ({counted}); {compared['finding']}.")
     if output["status"] == "flagged":

@@ -48,6 +48,7 @@ class Context:
     checker: Callable[..., ClaimResult] | None = None
     filters: dict[str, Any] = field(default_factory=dict)  # the asker's: author, year_from, year_to, collection
     bylines: Callable[[str], int] = lambda name: 0           # how many documents a name is the author or narrator of
+    embed: Callable[[list[str]], Any] | None = None         # the sentence encoder (a comparison's sides are read by meaning)
 
 
 def ctx(config: RunnableConfig) -> Context:
@@ -81,7 +82,7 @@ def task(state: State, c: Context) -> Task:
     return Task(
         question=state["question"], get_document=c.get_document, history=state.get("history") or [],
         route=state.get("route", "simple"), sub_queries=state.get("sub_queries", []), hits=state.get("hits", []),
-        n_documents=c.n_documents, shape=state.get("shape") or Shape(),
+        n_documents=c.n_documents, shape=state.get("shape") or Shape(), embed=c.embed,
     )
 
 
@@ -130,7 +131,7 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
         searches.append((spelled, dict(c.filters)))
     planned = len(searches)
     if shape.comparison:
-        searches += [(side.query, narrowed(c.filters, side_filters(side))) for side in shape.sides]
+        searches += [(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides]
     best: dict[int, dict[str, Any]] = {}
     kept: list[int] = []
     extra: list[dict[str, Any]] = []
@@ -302,11 +303,15 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": premise_summary(report.summary, "flagged", found["finding"])})
     extra: dict[str, Any] = {"premise": found} if update_premise else {}
-    if (state.get("shape") or Shape()).comparison and worse(report.status, "flagged") != report.status:
-        # each side's passages are checked, the contrast between them is not: a comparison is to be read
-        extra["comparison"] = {"finding": COMPARISON_FINDING}
+    shape = state.get("shape") or Shape()
+    # each side's passages are checked, the contrast between them is not: a comparison is to be read; and each
+    # passage of a list that names no count is checked, not whether the list is whole
+    unchecked = ("comparison", COMPARISON_FINDING) if shape.comparison else (
+        ("open_list", OPEN_LIST_FINDING) if shape.kind == "list" and not shape.asked else None)
+    if unchecked and worse(report.status, "flagged") != report.status:
+        extra[unchecked[0]] = {"finding": unchecked[1]}
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
-                                           "summary": premise_summary(report.summary, "flagged", COMPARISON_FINDING)})
+                                           "summary": premise_summary(report.summary, "flagged", unchecked[1])})
     update: dict[str, Any] = {"verification": {"judge": report.model_dump(), **extra}}
     if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
         update = {"claims": outcome.value.claims,
@@ -316,6 +321,8 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 COMPARISON_FINDING = ("each side's passages are quoted as they were found; whether they speak to the same point is "
                       "for you to judge")
+OPEN_LIST_FINDING = ("the checks confirm each passage quoted, not that the list is whole: the collection may name "
+                     "more items than these passages hold")
 
 
 def _short_list(state: State) -> str:

@@ -70,6 +70,7 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
         n_documents = get_store().count_documents()
     context = Context(
         retrieve=retrieve, get_document=get, search=collection_search(get), bylines=bylines,
+        embed=lambda texts: service.embedder().encode(texts),
         engine=overrides.pop("engine", None) or engine(), caps=Caps.from_config(config), n_documents=n_documents,
         **asdict(read(RunSettings, config, profile)),
     )

@@ -15,6 +15,7 @@ import numpy as np
 
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.text.names import is_initialism, name_words, names
 
 Mode = Literal["hybrid", "dense", "bm25"]
 
@@ -133,8 +134,11 @@ class LoadedIndex:
                 for info in self.documents.values()]
 
     def by_author(self, name: str) -> np.ndarray:
-        """Per document: does its author or title carry every word of ``name``."""
-        wanted = set(re.findall(r"[a-z]+", name.lower())) - {"d", "s", "jr", "sr"}
+        """Per document: does its author or title carry every word of ``name``, or its initials ("FDR")."""
+        if is_initialism(name):
+            return np.array([names(name, f"{info.get('author') or ''} {info.get('title') or ''}")
+                             for info in self.documents.values()], dtype=bool)
+        wanted = name_words(name)
         return np.array([bool(wanted) and wanted <= words for words in self.people], dtype=bool)
 
     def authors_named(self, name: str) -> int:

@@ -40,6 +40,7 @@ class Task:
     hits: list[dict[str, Any]] = field(default_factory=list)
     n_documents: int = 0
     shape: Shape = field(default_factory=Shape)  # a comparison's sides, a list's count (roles.shapes)
+    embed: Callable[[list[str]], Any] | None = None  # the sentence encoder (normalized vectors), to weigh meanings
 
 
 @dataclass(frozen=True)

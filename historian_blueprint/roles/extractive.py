@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
-from historian_blueprint.roles.shapes import Shape, list_found, list_items
-from historian_blueprint.roles.written import lead, per_side
+from historian_blueprint.roles.lists import in_scope, list_found, list_items
+from historian_blueprint.roles.shapes import Shape
+from historian_blueprint.roles.sides import Embed, per_side
+from historian_blueprint.roles.written import lead
 from historian_blueprint.text.dialect import standard_words
 from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
@@ -216,14 +218,16 @@ def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
 
 
 def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int,
-            passages: Sequence[str] = (), shape: Shape = Shape(), labels: dict[str, str] | None = None) -> Answer:
+            passages: Sequence[str] = (), shape: Shape = Shape(), labels: dict[str, str] | None = None,
+            embed: Embed | None = None) -> Answer:
     """Build the answer from the best non-redundant evidence sentences, each quoted once and cited, under a lead
     sentence of Historian's own that says who answers, where, and with which words. ``passages``: the retrieved
     passages the facts were read from (a constraint one of them mentions is no reason to refuse; whether the
     cited sentences carry it is the premise check's to flag). ``shape``: a comparison gets the best findings of
     each side; a list as many findings as items asked. ``labels``: each document's name as a historian cites it
-    (who, what, when; text.labels.source_label)."""
-    if not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):  # nothing answers enough of it
+    (who, what, when; text.labels.source_label). ``embed``: the encoder a comparison's sides are read with
+    (roles.sides: each side answers by its words or its meaning, or is "not found for this side")."""
+    if not shape.comparison and not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):
         return refusal(question, facts, searched, n_documents)
     sides = {w for side in shape.sides for w in side.words} if shape.comparison else set()
     absent = [c for c in unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
@@ -238,12 +242,13 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
         return refusal(question, facts, searched, n_documents, missing=what)
     if shape.comparison:
         names = {w for c in constraints(question) if c.kind == "name" for w in c.words}
-        chosen = per_side(question_words(question), facts, shape, _redundant, names)
+        chosen = per_side(question_words(question), facts, shape, _redundant, names, embed=embed)
         if not chosen:
             return refusal(question, facts, searched, n_documents)
     else:
         chosen = _best(question, facts, shape)
-        items = shape.kind == "list" and shape.asked and list_found(question, [f.text for f in chosen], shape.asked)
+        items = shape.kind == "list" and shape.asked and list_found(question, [f.text for f in chosen], shape.asked,
+                                                                    [f.year for f in chosen])
         if len(chosen) < (1 if items else 3):  # a list answers with the items it found, however few
             return refusal(question, facts, searched, n_documents)
     citations = [
@@ -265,7 +270,7 @@ def _best(question: str, facts: list[Fact], shape: Shape) -> list[Fact]:
         chosen: list[Fact] = []
         seen: set[str] = set()  # the items the chosen findings hold (list_items' keys)
         for fact in facts:
-            items = set(list_items(question, fact.text, shape.asked))
+            items = set(list_items(question, fact.text, shape.asked)) if in_scope(question, fact.text, fact.year) else set()
             heading = not chosen and not items and fact.overlap >= MIN_OVERLAP and fact is facts[0]
             if items - seen or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct
                 chosen.append(fact)

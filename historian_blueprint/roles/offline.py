@@ -6,7 +6,7 @@ The planner and composer are extractive (``extractive.py``); the verifiers are t
 
 from __future__ import annotations
 
-from historian_blueprint.roles import extractive, written
+from historian_blueprint.roles import extractive, sides, written
 from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
 from historian_blueprint.schema import Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport
 from historian_blueprint.settings import Caps
@@ -42,6 +42,8 @@ class OfflineRoles:
                     key = (f.source_id, f.start)
                     if key not in merged or merged[key].score < f.score:
                         merged[key] = f
+            for f in sides.sentences_of(task.hits):  # and every sentence of its passages (roles.sides)
+                merged.setdefault((f.source_id, f.start), f)
             facts = sorted(merged.values(), key=lambda f: -f.score)
         layouts = Layouts()
         refined = []
@@ -62,7 +64,7 @@ class OfflineRoles:
         if task.shape.kind == "list":
             facts = written.enumeration(facts or [], task.get_document, task.shape.asked)
         return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages,
-                                          shape=task.shape, labels=labels))
+                                          shape=task.shape, labels=labels, embed=task.embed))
 
     def refuse(self, task: Task) -> Answer:
         """Say that the collection does not answer (with the closest evidence sentences it found)."""

@@ -7,7 +7,8 @@ versus, between, both, or "did A and B" as the subjects of one question). Each s
 answered on its own, and the page shows a finding per side or "not found for this side".
 
 A list asks for a number of items ("the four freedoms", "name three causes"): the answer says how many it
-found of how many were asked, and an answer with fewer is never called verified.
+found of how many were asked, and an answer with fewer is never called verified; a list that names no count
+("Which countries ...") is an open list, never verified (roles.lists).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from historian_blueprint.roles.lists import asked_count, list_found, open_list
+from historian_blueprint.text.names import names
 from historian_blueprint.text.normalize import QUOTES
-from historian_blueprint.text.words import NUMBER_WORDS, content_words
-from historian_blueprint.verify.asked import GENERIC_NAMES
+from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.question import Constraint, constraints
 
 _COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike|alike)\b|"
@@ -27,20 +29,14 @@ _DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|n
 # What may stand between two coordinated sides: "A and B", "A vs. B", "A, B and C", "A and in B", "A with that of B".
 _JOIN = re.compile(rf"^\s*\)?\s*(?:'s)?\s*(?:{_DOC_WORDS}\s*)?(?:,\s*)?"
                    r"(?:(?:and|or|vs\.?|versus|(?:compared\s+|differ(?:ed)?\s+|as\s+against\s+)?(?:with|to|from)|against)\s+)?"
-                   r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|the|his|her|their|presidents?|mr\.?)\s+)?$", re.I)
-# What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914".
-_DATED = re.compile(r"\s*(?:'s|,|\s+in|\s+of)?\s*\(?")
+                   r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|what|the|his|her|their|presidents?|mr\.?)\s+)?$", re.I)
+# What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914",
+# a reporting verb between them: "Johnson said in 1867", "Grant told Congress in 1874".
+_DATED = re.compile(r"\s*(?:'s|,|(?:\s+[a-z]+(?:\s+Congress)?)?\s+in|\s+of)?\s*\(?")
 _AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
 MAX_SIDES = 4  # a comparison of more sides is read as a single question
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
 _SUBJECTS = re.compile(r"\b(?:did|do|does|were|was|had)\s*$", re.I)
-_LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*(?:years?|months?|days?|weeks?|times?|"
-                         r"dollars?|cents?|per\s*cent|percent|%|hundred|thousand|million|billion))", re.I)
-# The count is what the question asks for: "what (were the) four ...", "which two ...", "name three ...", "list the
-# five ...", "were the five ...", or a question that opens on it ("The four freedoms, 1941"); not "about the three
-# branches of government".
-_LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|summarize|summarise|describe|outline)\s+(?:were\s+|are\s+)?(?:the\s+)?|"
-                       r"\b(?:were|are)\s+the\s+|^\s*(?:the\s+)?)$", re.I)
 
 
 @dataclass(frozen=True)
@@ -60,6 +56,8 @@ class Shape:
     kind: str = "single"      # single | comparison | list
     sides: tuple[Side, ...] = field(default=())
     asked: int | None = None  # a list's requested count
+    others: tuple[str, ...] = ()  # a comparison's names that are no side ("Wilson's 1916 and 1917 messages": Wilson)
+    author: str | None = None     # the one of them that is a byline here: every side is read in its documents
 
     @property
     def comparison(self) -> bool:
@@ -71,22 +69,12 @@ def shape_of(question: str) -> Shape:
     q = " ".join(question.translate(QUOTES).split())  # one space between words: the patterns below assume it
     sides = _sides(q)
     if sides:
-        return Shape("comparison", tuple(sides))
+        named = {w for side in sides for w in side_words(side)}
+        others = tuple(re.sub(r"'s$", "", c.text) for c in _named(q) if c.kind == "name" and not (set(c.words) & named))
+        return Shape("comparison", tuple(sides), others=others)
     asked = asked_count(q)
-    return Shape("list", asked=asked) if asked else Shape()
+    return Shape("list", asked=asked) if asked or open_list(q) else Shape()
 
-
-def asked_count(question: str) -> int | None:
-    """How many items a list question asks for: "the four freedoms", "name three reasons" (2 to 8); not a
-    figure of the topic ("two years", "five million")."""
-    for m in _LIST_COUNT.finditer(question):
-        if not _LIST_CUE.search(question[:m.start()]):
-            continue
-        value = m.group(1).lower()
-        number = int(value) if value.isdigit() else NUMBER_WORDS.get(value)
-        if number and 2 <= number <= 8:
-            return number
-    return None
 
 
 def _sides(question: str) -> list[Side]:
@@ -133,11 +121,13 @@ def _sides(question: str) -> list[Side]:
         for other_at, other in labels:
             if other_at < at:    # "Hoover and Roosevelt": take out "Hoover and"
                 query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})"
-                               rf"(?:\s+(?:that|those)\b)?)?\s*", " ", query, count=1)
+                               rf"(?:\s+(?:that|those|what)\b)?)?\s*", " ", query, count=1)
             elif other_at > at:  # "Hoover and Roosevelt": take out "and Roosevelt"
-                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})(?:\s+(?:that|those)\s+(?:of|in))?)?\s*"
+                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})(?:\s+(?:(?:that|those)\s+(?:of|in)|what))?)?\s*"
                                rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?!\w)", " ", query, count=1)
         query = re.sub(r"\s+([?.,:])", r"\1", re.sub(r"\s+", " ", query)).strip()
+        if year is not None:  # "Johnson said in 1867": the side is "Johnson in 1867"
+            label = re.sub(rf"\s+[a-z]+(?:\s+Congress)?\s+in\s+\(?{year}\)?$", f" in {year}", label)
         out.append(Side(label=label, kind=c.kind, words=frozenset(c.words), query=query, year=year))
     return out
 
@@ -197,9 +187,13 @@ def _subjects_pair(question: str) -> bool:
         at = question.find(a.text)
         then = question.find(b.text, at + len(a.text))
         between = question[at + len(a.text):then]
-        if at >= 0 and then >= 0 and _SUBJECTS.search(question[:at]) and re.fullmatch(r"\s*(?:'s)?\s*and\s*", between):
-            return True
-        if at >= 0 and then >= 0 and re.fullmatch(r"\s*or\s*", between) and re.search(r"\b(?:who|which)\b", question, re.I):
+        if at < 0 or then < 0:
+            continue
+        # "did Harding in 1922 and Coolidge in 1923 ...", "did Lincoln say in 1862 and Johnson in 1866": with years
+        joined = re.fullmatch(r"\s*(?:'s)?\s*(?:(?:[a-z]+\s+)?(?:in\s+)?\(?\d{4}\)?\s*,?\s*)?(and|or)\s*", between)
+        if joined and _SUBJECTS.search(question[:at]):
+            return True  # "Did Dorsey or Mayes describe harsher punishment?": one of two subjects to choose
+        if joined and joined.group(1) == "or" and re.search(r"\b(?:who|which)\b", question, re.I):
             return True  # "Cleveland or Harrison: who favored tariff reduction?"
     return False
 
@@ -208,7 +202,9 @@ def with_bylines(shape: Shape, bylines: Callable[[str], int]) -> Shape:
     """Mark the sides that are some document's author or narrator (``bylines``: how many documents a name is)."""
     if not shape.comparison:
         return shape
-    return replace(shape, sides=tuple(replace(s, byline=s.kind == "name" and bylines(name_of(s)) > 0) for s in shape.sides))
+    sides = tuple(replace(s, byline=s.kind == "name" and bylines(name_of(s)) > 0) for s in shape.sides)
+    author = next((name for name in shape.others if bylines(name) > 0), None) if not any(s.byline for s in sides) else None
+    return replace(shape, sides=sides, author=author)
 
 
 def name_of(side: Side) -> str:
@@ -218,14 +214,16 @@ def name_of(side: Side) -> str:
     return re.sub(rf"(?:'s|,|\s+in|\s+of)?\s*\(?{side.year}\)?\s*$", "", side.label).strip()
 
 
-def side_filters(side: Side) -> dict[str, object]:
-    """What a side's own search is limited to: its author's or narrator's documents, or its year's."""
+def side_filters(side: Side, shape: Shape | None = None) -> dict[str, object]:
+    """What a side's own search is limited to: its author's or narrator's documents, or its year's (of the
+    author the sides share: "Wilson's 1916 and 1917 messages")."""
     dated = {"year_from": side.year, "year_to": side.year} if side.year else {}
+    shared = {"author": shape.author} if shape is not None and shape.author and not side.byline else {}
     if side.byline:
         return {"author": name_of(side), **dated}
     if side.kind == "date":
-        return {"year_from": int(side.label), "year_to": int(side.label)}
-    return dated
+        return {"year_from": int(side.label), "year_to": int(side.label), **shared}
+    return {**dated, **shared}
 
 
 def belongs(side: Side, shape: Shape, *, byline: str, text: str, year: int | None) -> bool:
@@ -234,91 +232,20 @@ def belongs(side: Side, shape: Shape, *, byline: str, text: str, year: int | Non
     other side's year that names it; a place or a name that is nobody's byline by the passage naming it."""
     if side.year is not None and year != side.year:  # "Hoover in 1931": Hoover's passages of 1931
         return False
+    if shape.author and not side.byline and not names(shape.author, byline):
+        return False  # "Wilson's 1916 and 1917 messages": Wilson's documents of each year
     if side.byline:
-        return set(re.findall(r"[a-z]+", name_of(side).lower())) - {"d", "s", "jr", "sr"} <= set(re.findall(r"[a-z]+", byline.lower()))
+        return names(name_of(side), byline)
     if side.kind == "date":
         years = {s.label for s in shape.sides if s.kind == "date"}
         return str(year) == side.label or (str(year) not in years and side.label in text)
     return side.words <= set(content_words(f"{text} {byline}"))
 
 
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+)*")
-_ENUMERATION = re.compile(rf"{_NAME.pattern}(?:\s*,\s*{_NAME.pattern})*,?\s+(?:and|or)\s+{_NAME.pattern}")
-
-
-# A sentence that opens an item of an enumeration: "The second is ...", "Secondly, ...", "In the first place, ...",
-# "First. That the States ...", "(2) ...", "2. ...", "II. ...".
-_ORD = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|last|next|another)"
-ORDINAL_OPENING = re.compile(  # "Next morning we went ..." and "First, I ..." are no items
-    rf"^\W*(?:(?:the\s+)?{_ORD}\s+(?:is|was|are|were|of\s+these)\b|in\s+the\s+{_ORD}\s+place\b|"
-    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth)(?:ly\b|[.:]\s)|lastly\b|\(?(?:[1-8]|[ivx]{1,4})[.)]\s)",
-    re.I)
-# A list a sentence introduces: "the following:", "these:", "namely:", "as follows:", "four questions:".
-_INTRODUCED = re.compile(r"\b(?:following|these|namely|viz|as\s+follows|two|three|four|five|six|seven|eight)\b[^:;.]{0,40}?:", re.I)
-# Numbered items inside one sentence: "(1) the repeal ...; (2) a tariff ...; (3) ..."
-_NUMBERED = re.compile(r"(?<![^\s;:,])\((?:[1-8]|[a-h]|[ivx]{1,4})\)\s+([^;()]+)", re.I)
-_BODIES = frozenset(content_words(" ".join(GENERIC_NAMES) + " representatives house senate congress fellow citizens"))
-_ORDINAL_WORDS = frozenset("first second third fourth fifth sixth seventh eighth".split())
-
-
-def list_items(question: str, text: str, asked: int) -> list[str]:
-    """The items of a list question one finding holds (their keys):
-    - an enumeration of names the question does not give ("Hayti and Liberia"): each name;
-    - numbered parts of one sentence ("(1) ...; (2) ..."), or the parts of a list it introduces ("the
-      following: ...; ...; and ...") set apart by semicolons: each part (a salutation's colon introduces none);
-    - a sentence that opens on an ordinal or a number ("The second is freedom of every person to worship ...",
-      "Secondly, ...", "First. That ...", "(2) ..."), unless it gives the count itself (the list's heading: "four
-      essential human freedoms"): one;
-    - anything else: none. A passage that shares the topic, or even names the counted noun, is not therefore
-      an item: counting it would tell the historian an item was found that was not."""
-    known = set(content_words(question))
-    names = []
-    for m in _ENUMERATION.finditer(text):
-        for name in _NAME.findall(m.group()):
-            key = " ".join(content_words(name))
-            generic = set(content_words(name)) <= _BODIES  # "the Senate and House of Representatives": offices, not items
-            if key and not generic and not set(content_words(name)) <= known and key not in names:
-                names.append(key)
-    if len(names) >= 2:
-        return names
-    numbered = [" ".join(content_words(m.group(1))) for m in _NUMBERED.finditer(text)]
-    numbered = [k for k in dict.fromkeys(numbered) if k]
-    if len(numbered) >= 2:  # "(1) ...; (2) ...": each numbered part
-        return numbered
-    introduced = _INTRODUCED.search(text)
-    after = text[introduced.end():] if introduced else ""
-    parts = [" ".join(content_words(p)) for p in re.split(r";\s*(?:and\s+)?", after) if len(content_words(p)) >= 2]
-    if len(parts) >= 2:  # "... the following: the repeal of ...; a revision of ...; and ...": each part
-        return list(dict.fromkeys(parts))
-    if ORDINAL_OPENING.match(text) and not is_heading(text, asked):
-        return [" ".join(content_words(text))]
-    return []
-
-
-def introduces(text: str) -> bool:
-    """The sentence introduces a list ("... the questions which I deem of vital importance: ...", "as follows:")."""
-    return text.rstrip().endswith(":") or bool(_INTRODUCED.search(text))
-
-
-def is_heading(text: str, asked: int) -> bool:
-    """The sentence gives the list's count itself ("four essential human freedoms"): the list's heading."""
-    count_words = {w for w, n in NUMBER_WORDS.items() if n == asked and w not in _ORDINAL_WORDS} | {str(asked)}
-    return bool(count_words & set(re.findall(r"[a-z0-9]+", text.lower())))
-
-
-def list_found(question: str, texts: list[str], asked: int) -> int:
-    """How many of a list's items these findings hold (list_items), at most ``asked``; an item two findings
-    hold (the same names) is counted once."""
-    seen: set[str] = set()
-    for text in texts:
-        seen.update(list_items(question, text, asked))
-    return min(len(seen), asked)
-
-
 def described(shape: Shape, question: str, citations: list[dict], claims: list[str] = ()) -> dict[str, object] | None:
     """The shape as the page shows it, from the answer's final citations: a comparison's sides with the
     citations that speak for each (``found`` false: nothing was found for it), or a list's found and asked
-    counts. None for a single answer. ``claims``: a model's own words per finding (the LLM composer gives one
+    counts (an open list: ``open``, no counts). None for a single answer. ``claims``: a model's own words per finding (the LLM composer gives one
     finding per item asked), so each distinct one is an item; quoted findings are counted by list_items."""
     if shape.comparison:
         rows = []
@@ -336,8 +263,11 @@ def described(shape: Shape, question: str, citations: list[dict], claims: list[s
                     distinct.append(words)
             found = min(len(distinct), shape.asked)
         else:
-            found = list_found(question, [c["text"] for c in citations], shape.asked) if citations else 0
+            found = list_found(question, [c["text"] for c in citations], shape.asked,
+                               [c.get("year") for c in citations]) if citations else 0
         return {"kind": "list", "asked": shape.asked, "found": found}
+    if shape.kind == "list":  # an open list: no count to say, and no claim that it is whole
+        return {"kind": "list", "asked": None, "found": None, "open": True}
     return None
 
 

@@ -1,5 +1,5 @@
 """The answer's own words, offline: the lead sentence that says who answers, where and with which words, and
-the findings a comparison or a list needs (each side's own; an enumeration read on past the sentence found).
+the findings a list needs (an enumeration read on past the sentence found; each side of a comparison: roles.sides).
 
 ``extractive.compose`` chooses the findings and calls these; the whole passages follow the lead on the page,
 each quoted once under its source.
@@ -10,16 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from historian_blueprint.roles.shapes import (
-    ORDINAL_OPENING, Shape, belongs, introduces, is_heading, list_found, list_items, name_of, side_words,
-)
+from historian_blueprint.roles.lists import ORDINAL_OPENING, introduces, is_heading, list_found, list_items
+from historian_blueprint.roles.shapes import Shape, belongs, name_of
 from historian_blueprint.schema import Citation, Fact, SourceText
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import Layouts, sentence_spans
 from historian_blueprint.text.words import content_words
 
 
-ENUMERATION_READ = 8  # sentences read on after an item of an enumeration for the items that follow it
+ENUMERATION_READ = 8  # sentences read on past the last item of an enumeration found, for the items that follow it
 
 
 def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None], asked: int | None = None) -> list[Fact]:
@@ -39,7 +38,7 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
         doc = get_document(fact.source_id)
         if doc is None:
             continue
-        following = list(sentence_spans(doc.text, fact.end, min(len(doc.text), fact.end + 6000)))[:2 * ENUMERATION_READ]
+        following = list(sentence_spans(doc.text, fact.end, min(len(doc.text), fact.end + 12000)))[:6 * ENUMERATION_READ]
         headed = bool(trailing)
         read = 0
         for k, (s, e) in enumerate(following):
@@ -57,6 +56,8 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
             else:
                 start = s
             headed = False
+            if item:
+                read = 0  # an enumeration goes on while its items do: read on past the last one found
             if item and (fact.source_id, start) not in have and e - start <= 600:
                 have.add((fact.source_id, start))
                 out.append(fact.model_copy(update={"start": start, "end": e, "text": doc.text[start:e], "score": fact.score - 0.001,
@@ -66,47 +67,9 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
     return sorted(out, key=lambda f: -f.score)
 
 
-_ORDINALS = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|[1-8]|[ivx]{1,4})"
+_ORDINALS = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|[1-8]|[ivx]{1,4}|art(?:icle)?\.?\s*[-\u2013\u2014]+)"  # "ART.-"
 _BARE_ORDINAL = re.compile(rf"\(?{_ORDINALS}[.):]?", re.I)          # a sentence that is only "Second." or "(2)"
 _TRAILING_ORDINAL = re.compile(rf"[.:]\s+{_ORDINALS}[.:]\s*$", re.I)  # a sentence that ends on the first item's ordinal
-
-
-PER_SIDE = 2  # findings a comparison quotes for each side
-
-
-def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
-             redundant: Callable[[Fact, list[Fact]], bool], names: set[str] = frozenset()) -> list[Fact]:
-    """For each side in turn, its best findings: passages of that side (roles.shapes.belongs) that share the
-    question's topic (its words other than the sides' and the comparing ones) in their own words; a name of the
-    question both sides share (``names``: "Wilson" in "Wilson's 1914 and 1915 messages") may stand in the
-    document's title or author instead. Side after side; a side's passages ranked by the topic words they share."""
-    topic = question_words - {w for side in shape.sides for w in side_words(side)} - _COMPARING
-    need = -(-len(topic) // 3)  # a third of the topic's words; none when the question names only its sides
-    def shared(fact: Fact) -> int:
-        own = set(content_words(fact.text))
-        return len(topic & own) + len((topic & names) - own & set(content_words(f"{fact.title} {fact.author or ''}")))
-
-    counts = {id(f): shared(f) for f in facts}
-    ranked = sorted((f for f in facts if counts[id(f)] >= need), key=lambda f: (-counts[id(f)], -f.score))
-    chosen: list[Fact] = []
-    for side in shape.sides:
-        mine: list[Fact] = []
-        for fact in ranked:  # the side's own question first
-            if fact in chosen:
-                continue
-            if mine and counts[id(fact)] < counts[id(mine[0])]:  # a second passage bears on the question as much as the first
-                break
-            if belongs(side, shape, byline=f"{fact.author or ''} {fact.title}", text=fact.text, year=fact.year) and not redundant(fact, mine):
-                mine.append(fact)
-            if len(mine) == PER_SIDE:
-                break
-        chosen += mine
-    return chosen
-
-
-_COMPARING = frozenset(content_words("compare compared comparison contrast contrasted differ differed difference "
-                                     "differences versus between both each similar similarly agree agreed unlike "
-                                     "view views position positions stance message messages address speech say said"))
 
 
 def lead(question: str, words: set[str], citations: Sequence[Citation], shape: Shape, labels: dict[str, str]) -> str:
@@ -137,7 +100,7 @@ def lead(question: str, words: set[str], citations: Sequence[Citation], shape: S
             + f" bear{'s' if more == 1 else ''} on the question.") if more else ""
     opening = f"{who(first)}, {first.locator}, answers most directly: “{excerpt(first.text, words)}” [1]."
     if shape.kind == "list" and shape.asked:
-        found = list_found(question, [c.text for c in citations], shape.asked)
+        found = list_found(question, [c.text for c in citations], shape.asked, [c.year for c in citations])
         if not found:
             return (f"None of the {shape.asked} asked for could be picked out in the passages found. The nearest is "
                     f"{who(first)}, {first.locator}: “{excerpt(first.text, words)}” [1].{rest}")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from historian_blueprint.schema import SourceText
+from historian_blueprint.text.names import is_initialism, names
 from historian_blueprint.text.normalize import QUOTES, normalize
 from historian_blueprint.text.words import STOPWORDS, content_words, quantities, rounds_to
 from historian_blueprint.verify.asked import (
@@ -107,6 +108,8 @@ def mentioned(constraint: Constraint, texts: Sequence[str]) -> bool:
         return constraint.text in joined
     vocabulary = set(content_words(joined))
     if constraint.kind == "name":  # by a word of its own: "Fort Sumter" by "Sumter", "Sir Julian Pauncefote" not by "Sir"
+        if is_initialism(constraint.text):  # "FDR": by "Franklin D. Roosevelt"
+            return any(names(constraint.text, text) for text in texts)
         own = constraint.words - _KIND_WORDS or constraint.words
         return bool(own & vocabulary) or any(related_form(w, vocabulary) for w in own)
     if constraint.kind == "number":

@@ -1,0 +1,160 @@
+"""A comparison's sides read whole (by their words and their meaning), comparisons written as historians write
+them, lists that name no count, and people named by their initials."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from historian_blueprint.roles import extractive
+from historian_blueprint.roles.lists import in_scope, list_found, list_items, open_list
+from historian_blueprint.roles.shapes import belongs, described, shape_of, side_filters, with_bylines
+from historian_blueprint.roles.sides import MIN_SIDE, per_side, sentences_of, topic_text
+from historian_blueprint.schema import Fact
+from historian_blueprint.text.names import initials, names
+
+
+@pytest.fixture(scope="module")
+def embed():
+    from historian_blueprint.index.embedding import get_embedder
+
+    return get_embedder(None, "auto", None).encode
+
+
+def fact(text, author, year, n, score=0.0):
+    return Fact(source_id=f"doc-{author}-{year}", title=f"Annual Message to Congress ({year})", author=author, year=year,
+                start=n * 1000, end=n * 1000 + len(text), text=text, locator=f"sentence {n}", score=score, overlap=0.0)
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("Compare what Andrew Johnson said in 1867 with what Grant said in 1874 about Black men voting in the South.",
+     ["Andrew Johnson in 1867", "Grant in 1874"]),                    # a reporting verb between a name and its year
+    ("How did Chester Arthur in 1884 and Grover Cleveland in 1885 handle the restriction of Chinese immigration?",
+     ["Chester Arthur in 1884", "Grover Cleveland in 1885"]),         # two dated subjects of one question
+    ("What did Lincoln say in 1862 and Johnson in 1866 about the freedmen?", ["Lincoln in 1862", "Johnson in 1866"]),
+    ("Did Douglas Dorsey or Hiram Mayes describe harsher punishment of slaves?", ["Douglas Dorsey", "Hiram Mayes"]),
+])
+def test_comparisons_as_historians_write_them(question, sides):
+    shape = shape_of(question)
+    assert shape.kind == "comparison" and [s.label for s in shape.sides] == sides
+    for side in shape.sides:
+        assert side.year is None or str(side.year) in side.label
+        assert "what what" not in side.query and " with what " not in side.query, side.query
+
+
+@pytest.mark.parametrize("question", [
+    "What did Lincoln say in 1862 about Liberia and Hayti?",  # a topic of two names
+    "Did Lincoln propose colonization in 1862?",
+])
+def test_no_comparison_where_none_is_asked(question):
+    assert shape_of(question).kind != "comparison"
+
+
+@pytest.mark.parametrize("question, listed", [
+    ("Which countries did Harrison's 1891 message name as having concluded reciprocal trade arrangements?", True),
+    ("What steps did Hoover recommend in 1929 to improve enforcement of the Prohibition laws?", True),
+    ("What kinds of wild game did Joe Higgerson recall trapping?", True),
+    ("Which of his earlier recommendations did Wilson renew in 1916?", True),
+    ("List the measures Roosevelt asked for in 1944.", True),
+    ("What surplus did Grover Cleveland report for 1888?", False),     # "-us" is no plural
+    ("Name the author of the 1901 message.", False),                  # one thing named
+    ("What does Lincoln say about Liberia?", False),
+    ("What was the cause of the panic of 1893?", False),
+])
+def test_a_list_that_names_no_count_is_an_open_list(question, listed):
+    assert open_list(question) is listed
+    shape = shape_of(question)
+    assert (shape.kind == "list" and shape.asked is None) is listed
+    if listed:  # the page says it is open, and states no count it cannot know
+        assert described(shape, question, [{"id": 1, "text": "Mexico and Brazil"}]) == {
+            "kind": "list", "asked": None, "found": None, "open": True}
+
+
+def test_meaning_chooses_which_of_a_sides_sentences_speaks_to_the_topic_and_a_common_word_picks_nothing_out(embed):
+    q = "Roosevelt in 1907 vs Taft in 1911: should the antitrust law be changed?"
+    shape = with_bylines(shape_of(q), lambda name: 1)
+    facts = [fact("The law of the sea governs the navigation of merchant vessels in time of war.", "William H. Taft", 1911, 1, 0.9),
+             fact("I am opposed to any amendment of the Sherman law against trusts and monopolies.", "William H. Taft", 1911, 2, 0.5),
+             fact("The receipts of the Post Office Department increased during the year.", "William H. Taft", 1911, 3, 0.8),
+             fact("The antitrust law should not be repealed; but it should be made both more efficient and more in "
+                  "harmony with actual conditions.", "Theodore Roosevelt", 1907, 4),
+             fact("The Army is too small for the needs of the nation.", "Theodore Roosevelt", 1907, 5)]
+    words = extractive.question_words(q)
+    chosen = [f.text for f in per_side(words, facts, shape, extractive._redundant, embed=embed)]
+    assert chosen[0].startswith("The antitrust law should not be repealed")
+    assert chosen[1].startswith("I am opposed to any amendment")  # "changing the antitrust law", in other words
+    assert len(chosen) == 2  # "law" alone, the word three sentences share, is not the topic; nor the Army, nor the mails
+    lexical = [f.text for f in per_side(words, facts, shape, extractive._redundant)]  # without the encoder
+    assert lexical == chosen[:1]  # the shared words alone cannot tell Taft's two "law" sentences apart: not found
+
+
+def test_a_side_with_nothing_on_the_topic_is_not_found(embed):
+    q = "What did Wilson and Harding each tell Congress about giving women the vote?"
+    shape = with_bylines(shape_of(q), lambda name: 1)
+    facts = [fact("I urge the Congress to give the vote to the women of the country, who have earned it in this war.",
+                  "Woodrow Wilson", 1918, 1),
+             fact("The railways must be returned to private ownership under proper regulation.", "Warren G. Harding", 1921, 2),
+             fact("Our merchant marine needs the support of the Government.", "Warren G. Harding", 1921, 3)]
+    answer = extractive.compose(q, facts, [q], 3, shape=shape, embed=embed)
+    assert [c.author for c in answer.citations] == ["Woodrow Wilson"]
+    table = described(shape, q, [c.model_dump() for c in answer.citations])
+    assert [row["found"] for row in table["sides"]] == [True, False]
+    assert "for Harding, nothing in the collection was found" in answer.answer
+
+
+def test_topic_text_leaves_out_the_side():
+    shape = shape_of("Roosevelt in 1907 vs Taft in 1911: should the antitrust law be changed?")
+    assert topic_text(shape.sides[1]) == "should the antitrust law be changed?"
+    assert 0 < MIN_SIDE < 1
+
+
+def test_every_sentence_of_a_sides_passages_is_read():
+    hit = {"source_id": "d", "title": "Annual Message", "author": "Taft", "year": 1911, "start": 500, "locator": "para 3",
+           "text": "The law stands. This statute as construed by the Court must continue to be the line of distinction."}
+    found = sentences_of([hit])
+    assert [f.text for f in found] == ["This statute as construed by the Court must continue to be the line of distinction."]
+    assert found[0].start == 500 + hit["text"].index("This statute")
+
+
+def test_the_sides_share_an_author_named_once():
+    q = "What did Wilson's 1916 and 1917 messages say about Germany?"
+    shape = with_bylines(shape_of(q), lambda name: 3 if name == "Wilson" else 0)
+    assert [s.label for s in shape.sides] == ["1916", "1917"] and shape.author == "Wilson"
+    first = shape.sides[0]
+    assert side_filters(first, shape) == {"year_from": 1916, "year_to": 1916, "author": "Wilson"}
+    assert belongs(first, shape, byline="Woodrow Wilson Annual Message", text="Germany", year=1916)
+    assert not belongs(first, shape, byline="The Evening Star", text="Germany", year=1916)  # a newspaper of 1916
+    assert with_bylines(shape_of(q), lambda name: 0).author is None
+
+
+def test_people_are_named_by_their_initials():
+    assert names("FDR", "Franklin D. Roosevelt") and names("TR", "Theodore Roosevelt Annual Message")
+    assert not names("FDR", "Herbert Hoover") and not names("FDR", "Franklin Pierce")
+    assert names("Rachel Adams", "Rachel Adams, interviewed") and not names("Adams Rachel Brown", "Rachel Adams")
+    assert "FDR" in initials("by Franklin D. Roosevelt in 1944")
+    from historian_blueprint.verify.question import constraints, unmet
+
+    q = "What did FDR ask Congress to adopt in 1944?"
+    assert [c.text for c in unmet(q, ["Franklin D. Roosevelt Annual Message to Congress 1944 a realistic tax law"])] == []
+    assert [c.text for c in unmet(q, ["Herbert Hoover Annual Message 1944"])] == ["FDR"]
+    assert [c.kind for c in constraints(q)] == ["name", "date"]
+
+
+def test_a_list_counts_items_of_the_document_asked_about():
+    q = "What three constitutional amendments did Lincoln propose in his 1862 annual message?"
+    buchanan = ["1. An express recognition of the right of property in slaves in the States.",
+                "2. The duty of protecting this right in all the common Territories."]
+    assert list_found(q, buchanan, 3, [1860, 1860]) == 0  # another message's numbered points
+    assert list_found(q, buchanan, 3, [1862, 1862]) == 2
+    assert in_scope(q, "as Congress resolved in 1862", 1860) and not in_scope(q, "no year", 1860)
+    assert in_scope(q, "a document of no known year", None)
+
+
+def test_an_items_lettered_parts_are_its_own_and_a_colon_may_open_the_first():
+    q = "What six measures did Roosevelt ask Congress to adopt in 1944?"
+    item = "(3) A cost of food law-which will enable the Government (a) to place a floor under prices; and (b) a ceiling."
+    assert len(list_items(q, item, 6)) == 1
+    head = "Therefore I recommend that the Congress adopt: (1) A realistic tax law-which will tax all unreasonable profits."
+    assert len(list_items(q, head, 6)) == 1
+    assert len(list_items(q, "ART.-All slaves who shall have enjoyed actual freedom shall be forever free.", 3)) == 1
+    assert len(list_items(q, "We shall need (1) a larger army, (2) a stronger navy, and (3) new forts.", 6)) == 3
