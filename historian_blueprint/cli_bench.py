@@ -165,8 +165,10 @@ def register_bench_commands(group: AppGroup) -> None:
     @click.option("--warm", type=click.IntRange(1, 100), default=8, show_default=True,
                   help="Asks of one user first, to read the server's CPU time per ask.")
     @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
+    @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True,
+                  help="Serve the demo with this many worker processes (`historian serve --workers N`).")
     @json_option
-    def bench_load(url, credentials, users, duration, warm, reindex, as_json) -> None:
+    def bench_load(url, credentials, users, duration, warm, reindex, workers, as_json) -> None:
         """Concurrent asks over HTTP: throughput, p50/p95, errors; with --reindex, queries failed during it."""
         from historian_blueprint.bench import load as load_bench
 
@@ -189,9 +191,28 @@ def register_bench_commands(group: AppGroup) -> None:
             return
         if "demo.login" not in current_app.view_functions:
             raise click.ClickException("without --url the bench serves the demo; for another host, serve it and pass --url")
-        with load_bench.DemoServer(store) as server:
+        with load_bench.DemoServer(store, workers=workers) as server:
             emit(load_bench.run(base=server.base, name=server.name, password=server.password,
                                 server_pid=server.proc.pid, **options), as_json)
+
+    @bench.command("first-answer")
+    @click.option("--timeout", "timeout_s", type=click.FloatRange(10, 7200), default=1800, show_default=True,
+                  help="Give up after this many seconds.")
+    @click.option("--home", type=click.Path(file_okay=False), default=None,
+                  help="An empty folder for the demo home (default: a new temporary folder, kept for inspection).")
+    @json_option
+    def bench_first_answer(timeout_s, home, as_json) -> None:
+        """From `historian serve` on an empty demo home to the first answered question; failed requests while the
+        meaning vectors are built and when they switch on."""
+        from historian_blueprint.bench import first_answer
+
+        try:
+            result = first_answer.run(timeout_s=timeout_s, keep=Path(home) if home else None)
+        except (RuntimeError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from None
+        emit(result, as_json)
+        if result.get("first_answer_s") is None or result.get("failed_after_first_answer"):
+            sys.exit(1)
 
     @bench.command("history")
     @workdir_option

@@ -248,8 +248,9 @@ def validate(values: Mapping[str, Any]) -> None:
         fail("LLM_STRUCTURED_OUTPUT", "expected 'json_schema', 'json_mode' or 'prompt'")
     if values["LLM_MAX_RETRIES"] < 0 or values["LLM_TIMEOUT_S"] <= 0 or values["LLM_CONTEXT_TOKENS"] < 1000:
         fail("LLM_TIMEOUT_S", "need TIMEOUT_S > 0, MAX_RETRIES >= 0 and CONTEXT_TOKENS >= 1000")
-    if values["INDEX_ENCODER"] not in ("auto", "onnx", "torch"):
-        fail("INDEX_ENCODER", "expected 'auto' (ONNX Runtime when it reproduces the model, else PyTorch), 'onnx' or 'torch'")
+    if values["INDEX_ENCODER"] not in ("auto", "int8", "onnx", "torch"):
+        fail("INDEX_ENCODER", "expected 'auto' (the shipped int8 graph for the bundled model, else an fp32 ONNX export "
+                              "when it reproduces the model, else PyTorch), 'int8', 'onnx' or 'torch'")
     size, overlap = values["INDEX_CHUNK_SIZE"], values["INDEX_CHUNK_OVERLAP"]
     if size < 100:
         fail("INDEX_CHUNK_SIZE", "must be at least 100 characters")

@@ -71,7 +71,7 @@ def test_reindex_from_the_admin_page_with_advancing_progress(small_demo):
     assert seen == sorted(seen)              # and never went backwards
     assert seen[-1] == 100
     done = admin.get("/historian/admin/reindex").data.decode()
-    assert "generation 1" in done and "succeeded" in done
+    assert "generation 2" in done and "succeeded" in done  # words only (1), then whole (2)
     with small_demo.app_context():
         assert get_store().jobs.count_documents({}) == 1
 
@@ -87,6 +87,14 @@ def test_api_reindex_with_token_and_busy_conflict(small_demo):
     assert second.status_code == 409 and second.json["error"]["job_id"] == first.json["job_id"]
     job, _ = wait_for(_TokenClient(api, headers), first.json["job_id"])
     assert job["state"] == "succeeded"
+    listed = api.get("/historian/api/jobs", headers=headers)  # an operator reads the builds without the page
+    assert listed.status_code == 200 and listed.json["jobs"][0] == api.get(
+        f"/historian/api/jobs/{job['id']}", headers=headers).json
+    built = listed.json["jobs"][0]
+    assert built["counts"]["embedded_chunks"] > 0 and built["chunks_per_s"] > 0 and built["timings"]["encode_s"] > 0
+    assert api.get("/historian/api/jobs", headers={"Authorization": "Bearer tok-r"}).status_code == 403
+    assert api.get("/historian/api/jobs?limit=lots", headers=headers).status_code == 400
+    assert len(api.get("/historian/api/jobs?limit=1", headers=headers).json["jobs"]) == 1
 
 
 class _TokenClient:
@@ -108,7 +116,7 @@ def test_retrieve_api(small_demo):
     response = researcher.get("/historian/api/retrieve?q=cotton+plantation&top_k=5")
     assert response.status_code == 200
     body = response.json
-    assert body["generation"] == 1 and len(body["hits"]) == 5
+    assert body["generation"] == 2 and len(body["hits"]) == 5  # words only (1), then whole (2)
     with small_demo.app_context():
         store = get_store()
         for hit in body["hits"]:

@@ -46,3 +46,23 @@ def test_auto_falls_back_to_pytorch_and_onnx_does_not(monkeypatch, tmp_path, cap
     assert "encoding with PyTorch" in caplog.text
     with pytest.raises(FastEncoderError, match="disagrees"):
         embedding.load_embedder(None, "onnx", str(tmp_path))
+
+
+def test_the_shipped_int8_encoder_is_close_to_fp32_and_never_mixed_with_it(tmp_path):
+    """HISTORIAN_INDEX_ENCODER=int8: the shipped graph loads without an export, names itself apart (a generation it
+    built asks for a full reindex under fp32), and its vectors stay near the exact ones."""
+    from historian_blueprint.index.generation import IndexMismatch
+    from historian_blueprint.index.retriever import LoadedIndex
+
+    texts = _texts()
+    int8 = embedding.get_embedder(None, "int8")
+    exact = embedding.get_embedder(None, "onnx")
+    assert int8.name == "all-MiniLM-L6-v2-int8" != exact.name and int8.onnx_path == embedding.INT8_GRAPH
+    cosine = np.sum(int8.encode(texts) * exact.encode(texts), axis=1)
+    assert float(cosine.min()) > 0.97 and float(cosine.mean()) > 0.985
+    with pytest.raises(FastEncoderError, match="bundled"):
+        embedding.load_embedder(str(tmp_path), "int8")
+    index = LoadedIndex.__new__(LoadedIndex)
+    index.manifest = {"model": {"name": int8.name, "dimension": 384}}
+    with pytest.raises(IndexMismatch, match="reindex --full"):
+        index.check_model(exact.name, exact.dimension)

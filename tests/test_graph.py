@@ -67,7 +67,7 @@ def test_runs_are_stored_with_trace_and_generation(app):
     assert run["question"] == "What are the causes of this unrest?" and run["user_id"] == "alice"
     assert run["output"]["status"] == out["status"]
     assert [t["node"] for t in run["trace"]][0] == "ingest"
-    assert run["index_generation"] == 1 and run["engine"] == "embedded"
+    assert run["index_generation"] == 2 and run["engine"] == "embedded"  # words only (1), then whole (2)
     assert set(out["metadata"]["latency_ms"]) >= {"total", "retrieve", "compose", "judge"}
 
 

@@ -38,12 +38,12 @@ def indexed(tmp_path):
 def test_full_build_then_noop_then_one_change(indexed):
     app = indexed
     with app.app_context():
-        first = gen.current_generation(get_store())
-        assert first["generation"] == 1 and first["documents"] == 12
+        first = gen.current_generation(get_store())  # a first build: words only (1), then whole (2)
+        assert first["generation"] == 2 and first["dense"] and first["documents"] == 12
     noop = run_reindex(app)
     assert noop["noop"] is True and noop["counts"]["unchanged"] == 12
     with app.app_context():
-        assert gen.current_generation(get_store())["generation"] == 1
+        assert gen.current_generation(get_store())["generation"] == 2
         store = get_store()
         doc = store.documents.find_one({"_id": "sotu-1860-james-buchanan"})
         store.documents.update_one({"_id": doc["_id"]}, {"$set": {"content": doc["content"] + " The Pacific railroad bill passed."}})
@@ -54,7 +54,7 @@ def test_full_build_then_noop_then_one_change(indexed):
     with app.app_context():
         hits = service.retrieve("Pacific railroad bill passed", top_k=3)
         assert hits[0].source_id == "sotu-1860-james-buchanan"
-        assert service.holder().loaded_generation == 2
+        assert service.holder().loaded_generation == 3
 
 
 def test_deleted_documents_leave_the_index(indexed):
@@ -89,20 +89,20 @@ def test_filters_on_collection_and_years(indexed):
 def test_other_processes_notice_a_new_generation(indexed):
     with indexed.app_context():
         other = IndexHolder(service.index_dir(), check_every_s=0)  # as another worker process would
-        assert other.get(get_store()).number == 1
+        assert other.get(get_store()).number == 2
         get_store().documents.insert_one({"_id": "new-doc", "title": "Wire dispatch", "content": "A new dispatch about the canal."})
     run_reindex(indexed)
     with indexed.app_context():
-        assert other.get(get_store()).number == 2
+        assert other.get(get_store()).number == 3
         assert "new-doc" in other.get(get_store()).documents
         # the old generation is kept for readers still using it; older ones are pruned
         names = sorted(p.name for p in service.index_dir().iterdir())
-        assert names == ["gen-000001", "gen-000002"]
+        assert names == ["gen-000002", "gen-000003"]
 
 
 def test_a_model_mismatch_asks_for_a_reindex(indexed):
     with indexed.app_context():
-        manifest_path = gen.generation_dir(service.index_dir(), 1) / "manifest.json"
+        manifest_path = gen.generation_dir(service.index_dir(), gen.current_generation(get_store())["generation"]) / "manifest.json"
         manifest = json.loads(manifest_path.read_text())
         manifest["model"] = {"name": "other-model", "dimension": 768}
         manifest_path.write_text(json.dumps(manifest))
@@ -208,11 +208,11 @@ def test_killed_reindex_leaves_the_old_generation_serving(tmp_path):
         proc.wait()
         proc.stdout.close()
         # queries are still answered, from generation 1
-        assert gen.current_generation(store)["generation"] == 1
+        assert gen.current_generation(store)["generation"] == 2
         assert [h.source_id for h in service.retrieve("cotton plantation", top_k=5)] == before
         assert store.jobs.find_one({"_id": job_id})["state"] == "running"  # the dead job, as it was left
     after = run_reindex(app, full=True)
-    assert after["state"] == "succeeded" and after["generation"] == 2
+    assert after["state"] == "succeeded" and after["generation"] == 3
     assert after["counts"]["resumed_chunks"] >= 32  # what the killed build embedded is not encoded again
     with app.app_context():
         store = get_store()
@@ -227,7 +227,7 @@ def test_builder_records_encode_time_and_counts(tmp_path):
         result = reindex(get_store(), service.index_dir(), IndexSettings.from_config(app.config), embedder=service.embedder())
     assert result.counts["chunks"] == result.counts["embedded_chunks"] > 0
     assert 0 < result.timings["encode_s"] <= result.timings["total_s"]
-    assert get_state(app).data_dir.joinpath("index", "gen-000001", "faiss.index").exists()
+    assert get_state(app).data_dir.joinpath("index", f"gen-{result.generation:06d}", "faiss.index").exists()
 
 
 @pytest.mark.parametrize("mode", ["bm25", "dense"])
@@ -279,7 +279,7 @@ def test_an_interrupted_build_resumes_from_its_checkpoint(tmp_path):
         dying = Fragile(inner, blocks=2)
         with pytest.raises(Dies):
             reindex(store, where, settings, embedder=dying)
-        assert gen.current_generation(store) is None and dying.texts == 32  # nothing half-built is served
+        assert gen.current_generation(store)["dense"] is False and dying.texts == 32  # words only serve, no half vectors
         again = Fragile(inner)
         resumed = reindex(store, where, settings, embedder=again)
         assert resumed.counts["resumed_chunks"] == 32
@@ -312,3 +312,49 @@ def test_a_checkpoint_is_never_used_by_another_model(tmp_path):
         other.path = str(second)
         result = reindex(store, where, settings, embedder=other, full=True)
         assert result.counts["resumed_chunks"] == 0 and other.texts == result.counts["chunks"]
+
+
+def test_a_first_build_serves_by_words_while_its_vectors_are_made(tmp_path):
+    """No one waits for the vectors: a first build publishes a words-only (BM25) generation as soon as its chunks
+    are made, answers from it, and switches to the whole generation when the vectors are done; the words-only
+    generation never lends its missing vectors to a later build."""
+    import threading
+
+    app = make_plain_app(tmp_path, small_docs())
+    release = threading.Event()
+    with app.app_context():
+        real = service.embedder()
+
+        class Held:  # an encoder that waits until the test has seen the words-only generation
+            name, dimension, path = real.name, real.dimension, getattr(real, "path", None)
+
+            def encode(self, texts, batch_size=32):
+                assert release.wait(60)
+                return real.encode(texts, batch_size=batch_size)
+
+        settings, store, where = IndexSettings.from_config(app.config), get_store(), service.index_dir()
+        result: dict = {}
+        worker = threading.Thread(target=lambda: result.update(r=reindex(store, where, settings, embedder=Held())))
+        worker.start()
+        deadline = time.time() + 60
+        while gen.current_generation(store) is None:
+            assert time.time() < deadline and worker.is_alive()
+            time.sleep(0.05)
+        record = gen.current_generation(store)
+        assert record["dense"] is False
+        loaded = service.get_index()
+        assert not loaded.dense and loaded.vectors is None
+        words = [h.source_id for h in service.retrieve("cotton plantation", top_k=5)]
+        assert words and all(h.dense == 0 for h in service.retrieve("cotton plantation", top_k=5))
+        assert service.search_status() == {"dense": False, "model": real.name, "vectors_built": None}
+        release.set()
+        worker.join(120)
+        assert result["r"].generation == record["generation"] + 1
+        assert gen.current_generation(store)["dense"] is True
+        service.holder().invalidate()
+        loaded = service.get_index()
+        assert loaded.dense and loaded.vectors.shape[0] == len(loaded.rows)
+        assert any(h.dense > 0 for h in service.retrieve("cotton plantation", top_k=5))
+        # a build after a words-only generation (a first build that died) embeds everything
+        manifest = gen.read_manifest(gen.generation_dir(service.index_dir(), record["generation"]))
+        assert manifest["dense"] is False and not (gen.generation_dir(service.index_dir(), record["generation"]) / "vectors.npy").exists()

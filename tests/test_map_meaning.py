@@ -74,7 +74,7 @@ def edges(*texts: str):
     from historian_blueprint.index.embedding import get_embedder
 
     sts = statements(*texts)
-    embed = get_embedder(None, "auto", None).encode
+    embed = get_embedder(None, "exact", None).encode
     found = compare(sts, embed)
     return [(e.kind, sts[e.a].source_id, sts[e.b].source_id) for e in found.conflicts]
 

@@ -135,8 +135,10 @@ def _indexed_demo_home(tmp_path):
     return app, env
 
 
-def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path):
-    """The documented admin flow: `historian reindex` (a second process) while the server answers asks."""
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path, workers):
+    """The documented admin flow: `historian reindex` (a second process) while the server answers asks; with
+    `--workers 2`, two gunicorn workers that each load the new generation when it is swapped in."""
     import json
     import subprocess
     import sys
@@ -152,8 +154,8 @@ def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path
 
     bin_dir = Path(sys.executable).parent
     port = _free_port()
-    server = subprocess.Popen([str(bin_dir / "historian"), "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen([str(bin_dir / "historian"), "serve", "--port", str(port), "--workers", str(workers)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
@@ -199,6 +201,9 @@ def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path
             t.join(120)
         assert cli.returncode == 0, cli.stderr
         assert "succeeded" in cli.stdout
+        if workers > 1:  # gunicorn's workers serve, the master does not
+            from historian_blueprint.bench.load import _children
+            assert len(_children(server.pid)) == workers
     finally:
         server.terminate()
         server.wait(timeout=20)

@@ -106,10 +106,48 @@ def _timed_ask(session: Session, question: str) -> Ask:
 
 
 def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (all its threads) from /proc."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time of a process (all its threads) and of its worker processes, from /proc."""
+    total = 0.0
+    for each in [pid, *_children(pid)]:
+        try:
+            with open(f"/proc/{each}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:  # a worker that exited meanwhile
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (gunicorn's workers)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii") as fh:
+                    if int(fh.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except OSError:
+                continue
+    return sorted(out)
+
+
+def memory(pid: int) -> dict[str, Any]:
+    """RSS and PSS (resident memory with shared pages divided among their sharers) of a server process and of
+    each of its workers, in MB."""
+    def read(each: int) -> dict[str, float]:
+        values = {}
+        try:
+            with open(f"/proc/{each}/smaps_rollup", encoding="ascii") as fh:
+                for line in fh:
+                    key, _, rest = line.partition(":")
+                    if key in ("Rss", "Pss"):
+                        values[key.lower() + "_mb"] = round(int(rest.split()[0]) / 1024, 1)
+        except OSError:
+            pass
+        return values
+
+    return {"server": read(pid), "workers": [read(w) for w in _children(pid)]}
 
 
 def _free_port() -> int:
@@ -121,8 +159,9 @@ def _free_port() -> int:
 class DemoServer:
     """The demo served by a child process on 127.0.0.1, over the same store, with a temporary researcher."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any, workers: int = 1) -> None:
         self.store = store
+        self.workers = workers
         self.name = f"bench-{secrets.token_hex(4)}"
         self.password = secrets.token_urlsafe(16)
         self.port = _free_port()
@@ -139,7 +178,7 @@ class DemoServer:
         # the server's log goes to a file: a pipe nobody reads fills after ~600 requests and every request
         # thread then blocks on its log line
         self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
-        self.proc = subprocess.Popen([str(script), "serve", "--port", str(self.port)],
+        self.proc = subprocess.Popen([str(script), "serve", "--port", str(self.port), "--workers", str(self.workers)],
                                      stdout=self.log, stderr=subprocess.STDOUT, text=True)
         try:
             self._wait_until_up()
@@ -236,6 +275,8 @@ def run(
     elapsed = time.time() - began
     out: dict[str, Any] = {"base": base, "users": users, "duration_s": round(elapsed, 1), "single_user": single_user,
                            "load": _summary(tally.asks, elapsed)}
+    if server_pid:
+        out["memory"] = memory(server_pid)
     if job is not None:
         during = [a for a in tally.asks if a.started < window[1] and a.ended > window[0]]
         out["reindex"] = {"state": job.get("state"), "seconds": round(window[1] - window[0], 1),

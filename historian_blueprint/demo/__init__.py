@@ -263,7 +263,11 @@ def build_reader() -> Blueprint:
 @click.command("serve")
 @with_appcontext
 @click.option("--port", default=5000, show_default=True, help="Port on 127.0.0.1.")
-def serve_command(port: int) -> None:
+@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True,
+              help="Worker processes: 1 serves with Flask's own server; more run the app under gunicorn, each worker "
+                   "with its own threads, all sharing the serving generation's vectors (memory-mapped).")
+@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True, help="Threads per gunicorn worker.")
+def serve_command(port: int, workers: int, threads: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""
     from flask import current_app
 
@@ -275,6 +279,11 @@ def serve_command(port: int) -> None:
         except service.ReindexBusy:
             pass
     click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
+    if workers > 1:
+        from historian_blueprint.serving import serve_with_gunicorn
+
+        serve_with_gunicorn(create_app, bind=f"127.0.0.1:{port}", workers=workers, threads=threads)
+        return
     app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False, request_handler=QuietHandler)
 
 

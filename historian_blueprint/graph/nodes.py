@@ -105,7 +105,8 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}
 
 
-@node(lambda u: u["route"] + (f"; {u['shape'].kind} of {len(u['shape'].sides) or u['shape'].asked}" if u["shape"].kind != "single" else ""))
+@node(lambda u: u["route"] + (f"; {u['shape'].kind} of {len(u['shape'].sides) or u['shape'].asked}" if u["shape"].asked or u["shape"].sides
+                              else "; open list" if u["shape"].kind == "list" else ""))
 def route(state: State, config: RunnableConfig) -> dict[str, Any]:
     shape = with_bylines(shape_of(state["question"]), ctx(config).bylines)
     return {"route": "complex" if shape.kind != "single" else extractive.route(state["question"]), "shape": shape}

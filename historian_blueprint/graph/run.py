@@ -70,7 +70,7 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
         n_documents = get_store().count_documents()
     context = Context(
         retrieve=retrieve, get_document=get, search=collection_search(get), bylines=bylines,
-        embed=lambda texts: service.embedder().encode(texts),
+        embed=lambda texts: service.meaning().encode(texts),
         engine=overrides.pop("engine", None) or engine(), caps=Caps.from_config(config), n_documents=n_documents,
         **asdict(read(RunSettings, config, profile)),
     )
@@ -144,10 +144,15 @@ def stream(
     output = dict(state.get("output") or {})
     refused = bool(output.pop("refusal", False))
     described = context.engine.describe()
+    try:
+        search = service.search_status()
+    except (service.IndexNotBuilt, service.IndexMismatch):
+        search = {"dense": False, "model": None}
     output["metadata"] = {
         "run_id": run_id,
         "engine": context.engine.name,
-        "models": {"embedding": service.embedder().name, **described["models"]},
+        "models": {"embedding": search["model"], **described["models"]},
+        "search": {k: v for k, v in search.items() if k != "model"},  # words only while a first build's vectors are made
         "prompt_version": described["prompt_version"],
         "tokens": described["tokens"],
         "latency_ms": {"total": round((time.perf_counter() - t0) * 1000, 2), **{e["node"]: e["ms"] for e in trace}},

@@ -164,7 +164,8 @@ def reindex(
     old_manifest: dict[str, Any] | None = None
     if old_dir is not None and old_dir.exists():
         old_manifest = gen.read_manifest(old_dir)
-        if old_manifest.get("format") == gen.FORMAT and old_manifest["model"]["name"] == embedder.name:
+        if old_manifest.get("format") == gen.FORMAT and old_manifest["model"]["name"] == embedder.name \
+                and old_manifest.get("dense", True):  # a words-only generation has no vectors to keep
             old_docs = gen.read_documents(old_dir)
     if full:
         old_docs = {}
@@ -231,6 +232,10 @@ def reindex(
         )
         pending.append((source_id, rows))
     t_chunk = time.perf_counter()
+    if current is None and pending:  # a first build serves by words while its vectors are made (no one waits for them)
+        words_only = {**pieces, **{source_id: (rows, None) for source_id, rows in pending}}
+        publish(store, index_dir, None, settings, embedder, docs, hashes, words_only, dict(counts, embedded_chunks=0))
+        current = gen.current_generation(store)
 
     # Encode all pending chunks sorted by length (least padding), in steps that report progress.
     flat = [(source_id, i, len(text)) for source_id, rows in pending for i, text in enumerate(rows.texts)]
@@ -297,45 +302,11 @@ def reindex(
 
     # 3. assemble in document order, build the indexes, write the generation beside the old one
     progress("write", 0, 1)
-    rows_all = gen.ChunkRows.empty()
-    vector_parts = []
-    documents: dict[str, dict[str, Any]] = {}
-    for source_id in docs:
-        if source_id not in pieces:
-            continue
-        rows, vectors = pieces[source_id]
-        documents[source_id] = doc_info(docs[source_id], hashes[source_id]) | {"rows": [len(rows_all), len(rows_all) + len(rows)]}
-        rows_all.extend(rows)
-        vector_parts.append(vectors)
-    dimension = embedder.dimension
-    vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
-    faiss_index, index_type = build_faiss(vectors_all, dimension, settings.approximate_above)
-    headers = {s: context_header(info) if settings.context_header else "" for s, info in documents.items()}
-    bm25 = BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows_all.source_ids, rows_all.texts)])
-    number = (current["generation"] if current else 0) + 1
-    final_dir = gen.generation_dir(index_dir, number)
-    gen.prune(index_dir, keep={current["generation"]} if current else set())
-    building = final_dir.with_name(f"{final_dir.name}.building-{os.getpid()}")
-    counts["chunks"] = len(rows_all)
     counts["embedded_chunks"] = embedded
     counts["resumed_chunks"] = resumed
     counts["failed"] = len(errors)
-    manifest = {
-        "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
-        "model": {"name": embedder.name, "dimension": dimension},
-        "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
-        "context_header": settings.context_header,
-        "index_type": index_type, "counts": counts,
-    }
-    gen.write_generation(building, manifest, documents, rows_all, vectors_all, faiss_index, bm25)
-    os.replace(building, final_dir)
-    store.meta.replace_one(
-        {"_id": gen.INDEX_META_ID},
-        {"_id": gen.INDEX_META_ID, "generation": number, "path": str(final_dir),
-         "updated_at": manifest["created_at"], "chunks": len(rows_all), "documents": len(documents)},
-        upsert=True,
-    )
-    gen.prune(index_dir, keep={number, current["generation"]} if current else {number})
+    number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts)
+    counts["chunks"] = chunks
     checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
     t_end = time.perf_counter()
@@ -344,3 +315,49 @@ def reindex(
         "encode_s": encode_s, "write_s": t_end - t_embed, "total_s": t_end - t0,
     }
     return ReindexResult(number, counts=counts, errors=errors, timings=timings)
+
+
+def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
+            docs: dict[str, Document], hashes: dict[str, str], pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
+            counts: dict[str, int]) -> tuple[int, int]:
+    """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
+    with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
+    made), by words only (BM25; the manifest says ``"dense": false``). Return its number and its chunk count."""
+    rows_all = gen.ChunkRows.empty()
+    vector_parts = []
+    documents: dict[str, dict[str, Any]] = {}
+    dense = all(vectors is not None for _, vectors in pieces.values())
+    for source_id in docs:
+        if source_id not in pieces:
+            continue
+        rows, vectors = pieces[source_id]
+        documents[source_id] = doc_info(docs[source_id], hashes[source_id]) | {"rows": [len(rows_all), len(rows_all) + len(rows)]}
+        rows_all.extend(rows)
+        if dense:
+            vector_parts.append(vectors)
+    dimension = embedder.dimension
+    vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
+    faiss_index, index_type = build_faiss(vectors_all, dimension, settings.approximate_above) if dense else (None, "none")
+    headers = {s: context_header(info) if settings.context_header else "" for s, info in documents.items()}
+    bm25 = BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows_all.source_ids, rows_all.texts)])
+    number = (current["generation"] if current else 0) + 1
+    final_dir = gen.generation_dir(index_dir, number)
+    gen.prune(index_dir, keep={current["generation"]} if current else set())
+    building = final_dir.with_name(f"{final_dir.name}.building-{os.getpid()}")
+    manifest = {
+        "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
+        "model": {"name": embedder.name, "dimension": dimension}, "dense": dense,
+        "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
+        "context_header": settings.context_header,
+        "index_type": index_type, "counts": {**counts, "chunks": len(rows_all)},
+    }
+    gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25)
+    os.replace(building, final_dir)
+    store.meta.replace_one(
+        {"_id": gen.INDEX_META_ID},
+        {"_id": gen.INDEX_META_ID, "generation": number, "path": str(final_dir), "dense": dense,
+         "updated_at": manifest["created_at"], "chunks": len(rows_all), "documents": len(documents)},
+        upsert=True,
+    )
+    gen.prune(index_dir, keep={number, current["generation"]} if current else {number})
+    return number, len(rows_all)

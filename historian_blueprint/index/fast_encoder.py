@@ -66,8 +66,9 @@ class FastEncoder:
     at most 8), each running a single-threaded session run, so concurrent calls share the cores.
     """
 
-    def __init__(self, model_path: str, cache_dir: str | None = None) -> None:
-        """Read the model folder, then load the cached ONNX graph or export, fuse and validate it."""
+    def __init__(self, model_path: str, cache_dir: str | None = None, graph: str | Path | None = None) -> None:
+        """Read the model folder, then load the cached ONNX graph or export, fuse and validate it; ``graph``: an
+        ONNX graph of this model made beforehand (the shipped int8 one, tools/build_encoder.py), used as it is."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         if not self.available():
@@ -83,7 +84,13 @@ class FastEncoder:
         self.name = "all-MiniLM-L6-v2" if same_as_default else root.name
         self._tokenizer = self._load_tokenizer(root)
         self._cache_dir = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / "historian-fast-encoder"
-        self.onnx_path = self._ensure_onnx(root)
+        if graph is not None:
+            self.onnx_path = Path(graph)
+            if not self.onnx_path.is_file():
+                raise FastEncoderError(f"no ONNX graph at {self.onnx_path}")
+            self.name = self.onnx_path.stem if same_as_default else f"{root.name}-{self.onnx_path.stem}"
+        else:
+            self.onnx_path = self._ensure_onnx(root)
         try:
             cores = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):

@@ -73,7 +73,7 @@ def write_generation(
     manifest: dict[str, Any],
     documents: dict[str, dict[str, Any]],
     rows: ChunkRows,
-    vectors: np.ndarray,
+    vectors: np.ndarray | None,
     faiss_index: Any,
     bm25: BM25Index,
 ) -> None:
@@ -87,8 +87,9 @@ def write_generation(
                 json.dumps([rows.source_ids[i], rows.ordinals[i], rows.starts[i], rows.ends[i], rows.locators[i], rows.texts[i]], ensure_ascii=False)
                 + "\n"
             )
-    np.save(directory / "vectors.npy", vectors)
-    faiss.write_index(faiss_index, str(directory / "faiss.index"))
+    if vectors is not None:  # a words-only generation (a first build before its vectors) has neither
+        np.save(directory / "vectors.npy", vectors)
+        faiss.write_index(faiss_index, str(directory / "faiss.index"))
     bm25.save(directory)
     (directory / "documents.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")

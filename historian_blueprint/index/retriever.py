@@ -66,12 +66,21 @@ def _minmax(values: np.ndarray) -> np.ndarray:
     return (values - low) / (high - low)
 
 
+def _read_faiss(path: Path) -> Any:
+    """The FAISS index, its codes memory-mapped read-only where FAISS can (flat indexes): every worker process
+    serving the generation shares one copy of them; else read into memory."""
+    import faiss
+
+    try:
+        return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
+    except (RuntimeError, AttributeError):
+        return faiss.read_index(str(path))
+
+
 class LoadedIndex:
     """A generation loaded into memory, ready to search."""
 
     def __init__(self, directory: Path) -> None:
-        import faiss
-
         self.directory = directory
         self.manifest = gen.read_manifest(directory)
         if self.manifest.get("format") != gen.FORMAT:
@@ -81,12 +90,14 @@ class LoadedIndex:
         self.number = self.manifest["generation"]
         self.documents = gen.read_documents(directory)
         self.rows = gen.read_rows(directory)
-        self.vectors = gen.read_vectors(directory)
-        self.faiss = faiss.read_index(str(directory / "faiss.index"))
+        self.dense = bool(self.manifest.get("dense", True))  # false: words only (BM25), its vectors still being made
+        self.vectors = gen.read_vectors(directory) if self.dense else None
+        self.faiss = _read_faiss(directory / "faiss.index") if self.dense else None
         self.bm25 = BM25Index.load(directory)
         infos = [self.documents[s] for s in self.rows.source_ids]
         self.years = np.array([i["year"] if i["year"] is not None else -1 for i in infos], dtype=np.int32)
         self.collections = np.array([i["collection"] or "" for i in infos], dtype=object)
+        self._initialled: dict[str, np.ndarray] = {}  # by_author's answers for initials ("FDR")
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -135,9 +146,11 @@ class LoadedIndex:
 
     def by_author(self, name: str) -> np.ndarray:
         """Per document: does its author or title carry every word of ``name``, or its initials ("FDR")."""
-        if is_initialism(name):
-            return np.array([names(name, f"{info.get('author') or ''} {info.get('title') or ''}")
-                             for info in self.documents.values()], dtype=bool)
+        if is_initialism(name):  # read once per generation and name
+            if name not in self._initialled:
+                self._initialled[name] = np.array([names(name, f"{info.get('author') or ''} {info.get('title') or ''}")
+                                                   for info in self.documents.values()], dtype=bool)
+            return self._initialled[name]
         wanted = name_words(name)
         return np.array([bool(wanted) and wanted <= words for words in self.people], dtype=bool)
 
@@ -184,6 +197,8 @@ class LoadedIndex:
             k = min(pool, len(bm25_all))
             top = np.argpartition(-bm25_all, k - 1)[:k]
             candidates.append(top[bm25_all[top] > 0])
+        if not self.dense:  # words only until the vectors are made: every mode ranks by BM25
+            mode, query_vector = "bm25", None
         if mode in ("hybrid", "dense") and query_vector is not None:
             candidates.append(self.dense_top(query_vector, pool, mask))
         if not candidates:

@@ -35,9 +35,20 @@ def index_dir(app: Flask | None = None) -> Path:
 
 
 def embedder(app: Flask | None = None) -> Embedder:
-    """Return the configured embedder (ONNX Runtime or PyTorch; both give the same vectors)."""
+    """Return the configured search encoder (HISTORIAN_INDEX_ENCODER: the shipped int8 graph by default), the
+    one that embeds the index and the queries."""
     settings = read(IndexSettings, (app or current_app).config)
     return get_embedder(settings.model_path, settings.encoder, settings.encoder_cache)
+
+
+def meaning(app: Flask | None = None) -> Embedder:
+    """The encoder that compares statements by meaning (the map's conflicts, a comparison's sides): the configured
+    model's exact vectors (fp32 ONNX, else PyTorch), whose thresholds were fit on them; the index's int8 encoder is
+    for search only."""
+    settings = read(IndexSettings, (app or current_app).config)
+    if settings.encoder != "int8":  # the search encoder gives the exact vectors already: one model in memory
+        return embedder(app)
+    return get_embedder(settings.model_path, "exact", settings.encoder_cache)
 
 
 def holder(app: Flask | None = None) -> IndexHolder:
@@ -50,9 +61,24 @@ def holder(app: Flask | None = None) -> IndexHolder:
 def get_index() -> LoadedIndex:
     """Return the serving generation (raises IndexNotBuilt / IndexMismatch with what to do)."""
     loaded = holder().get(get_store())
-    model = embedder()
-    loaded.check_model(model.name, model.dimension)
+    if loaded.dense:  # a words-only generation needs no encoder (a first build serves before the model loads)
+        model = embedder()
+        loaded.check_model(model.name, model.dimension)
     return loaded
+
+
+def search_status() -> dict[str, Any]:
+    """How the serving generation searches: ``dense`` false while a first build's vectors are made (words only,
+    BM25), with ``vectors_built``, the share of them made so far (None when no build is running); the model the
+    generation's vectors come from."""
+    loaded = holder().get(get_store())
+    status: dict[str, Any] = {"dense": loaded.dense, "model": loaded.manifest["model"]["name"]}
+    if not loaded.dense:
+        running = get_store().jobs.find_one({"kind": "reindex", "state": "running"}, {"phase": 1, "progress": 1})
+        progress = (running or {}).get("progress") or {}
+        done = progress.get("total") and (running or {}).get("phase") == "embed"
+        status["vectors_built"] = round(progress["done"] / progress["total"], 3) if done else None
+    return status
 
 
 def retrieve(
@@ -66,7 +92,7 @@ def retrieve(
     """Rank chunks for a query with the configured weights; rerank to ``rerank_k`` when given."""
     settings = read(RetrievalSettings, current_app.config)
     loaded = get_index()
-    vector = embedder().encode([query])[0] if mode != "bm25" else None
+    vector = embedder().encode([query])[0] if mode != "bm25" and loaded.dense else None
     hits = loaded.search(
         query, vector, top_k=top_k or settings.top_k, mode=mode, dense_weight=settings.dense_weight,
         bm25_weight=settings.bm25_weight, filters=filters,

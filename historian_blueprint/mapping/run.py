@@ -35,7 +35,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
             documents[source_id] = store.get_document(source_id)
         return documents[source_id]
 
-    embedder = service.embedder()
+    embedder = service.meaning()  # the exact vectors the map's thresholds were fit on
     context = MapContext(
         retrieve=retrieve, get_document=get_document, embed=embedder.encode, top_k=settings.top_k,
         per_document=settings.per_document, max_sources=settings.max_sources, max_rounds=settings.max_rounds,

@@ -264,7 +264,7 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
 
 def _best(question: str, facts: list[Fact], shape: Shape) -> list[Fact]:
     """The best non-redundant findings by score (a sentence that words the question differently may hold the
-    answer): four; for a list, the best that hold its items (roles.shapes.list_items), until as many items as
+    answer): four; for a list, the best that hold its items (roles.lists.list_items), until as many items as
     asked are found, after the list's heading if one was found first."""
     if shape.kind == "list" and shape.asked:
         chosen: list[Fact] = []

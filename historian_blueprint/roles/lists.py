@@ -26,10 +26,12 @@ _LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|su
 
 # A list that names no count: "Which countries did Harrison's message name ...", "What steps did Hoover recommend ...",
 # "What kinds of wild game did he trap ...", "List the measures ...": a plural asked for, then its verb's auxiliary.
-_PLURAL = r"(?!(?:is|was|has|does|this|his|its|thus|as)\b)[a-z-]+[^sui\W]s"  # "steps", "countries"; not "surplus", "class"
+# "steps", "countries"; not "surplus", "class", "news", nor a name ("What Adams did"): a lowercase plural noun
+_PLURAL = r"(?-i:(?!(?:is|was|has|does|this|his|its|thus|as|news|gas)\b)[a-z-]+[^suiw\W]s)"
+_FILLER = r"(?-i:(?!(?:his|her|their|its|my|our|your|the|a|an)\b)[a-z-]+)\s+"  # "what (other) steps"
 _OPEN_LIST = re.compile(
     rf"^\W*(?:(?:what|which)\s+(?:of\s+(?:his|her|their|the)\s+)?(?:(?:kinds?|sorts?|types?)\s+of\s+[\w-]+(?:\s+[\w-]+)?|"
-    rf"(?:[\w-]+\s+){{0,3}}{_PLURAL})\s+(?:did|do|does|were|are|had|have|has|could|would|will|should)\b|"
+    rf"(?:{_FILLER}){{0,3}}{_PLURAL})\s+(?:did|do|does|were|are|had|have|has|could|would|will|should)\b|"
     rf"(?:list|name|enumerate|identify)\s+(?:the|all|each|every)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\b)", re.I)
 
 
@@ -67,7 +69,7 @@ ORDINAL_OPENING = re.compile(  # "Next morning we went ..." and "First, I ..." a
 # A list a sentence introduces: "the following:", "these:", "namely:", "as follows:", "four questions:".
 _INTRODUCED = re.compile(r"\b(?:following|these|namely|viz|as\s+follows|two|three|four|five|six|seven|eight)\b[^:;.]{0,40}?:", re.I)
 # A list's first item after the colon that introduces it: "... adopt: (1) A realistic tax law", "viz: Art. 1. Every".
-_FIRST_ITEM = re.compile(r":\s*(?:\(?(?:1|i|a)[.)]|art(?:icle)?\.?\s*(?:1|i)\b\.?)\s+\S", re.I)
+_FIRST_ITEM = re.compile(r":\s*(?:\(1\)|1[.)]|\((?:a|i)\)|(?i:art(?:icle)?)\.?\s*(?:1|I)\b\.?)\s+\S")  # not "said: A. Lincoln"
 # Numbered items inside one sentence: "(1) the repeal ...; (2) a tariff ...; (3) ..."
 _NUMBERED = re.compile(r"(?<![^\s;:,])\((?:[1-8]|[a-h]|[ivx]{1,4})\)\s+([^;()]+)", re.I)
 _BODIES = frozenset(content_words(" ".join(GENERIC_NAMES) + " representatives house senate congress fellow citizens"))
@@ -110,7 +112,8 @@ def list_items(question: str, text: str, asked: int) -> list[str]:
         return [" ".join(content_words(text))]
     first = _FIRST_ITEM.search(text)
     if first:  # "... I recommend that the Congress adopt: (1) A realistic tax law ...": the first item, the rest follow
-        return [" ".join(content_words(text[first.end() - 1:]))]
+        key = " ".join(content_words(text[first.end() - 1:]))
+        return [key] if key else []
     return []
 
 
@@ -139,7 +142,17 @@ def list_found(question: str, texts: list[str], asked: int, years: Sequence[int 
 
 def in_scope(question: str, text: str, year: int | None) -> bool:
     """A passage can hold an item of a list whose question names a year ("his 1862 annual message") only if its
-    document is of that year or it names the year itself: another message's numbered points are not its items.
-    A passage whose document has no year is not ruled out."""
+    document is of that year or it names the year itself: another message's numbered points are not its items; a
+    span ("between 1889 and 1907") keeps to its years; several years named keep to none. A passage whose document
+    has no year is not ruled out."""
+    span = _SPAN.search(question)
+    if span:  # "between 1889 and 1907", "from 1933 to 1936": any year of the span
+        low, high = sorted((int(span.group(1)), int(span.group(2))))
+        return year is None or low <= year <= high or any(low <= int(y) <= high for y in re.findall(r"\b\d{4}\b", text))
     years = {c.text for c in constraints(question) if c.kind == "date" and re.fullmatch(r"\d{4}", c.text)}
-    return not years or year is None or str(year) in years or any(y in text for y in years)
+    if len(years) != 1:  # no year named, or several: no one document's year to keep to
+        return True
+    return year is None or str(year) in years or any(y in text for y in years)
+
+
+_SPAN = re.compile(r"\b(?:between|from)\s+(\d{4})\s+(?:and|to|until|through)\s+(\d{4})\b", re.I)

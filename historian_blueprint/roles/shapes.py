@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from historian_blueprint.roles.lists import asked_count, list_found, open_list
+from historian_blueprint.roles.lists import asked_count, in_scope, list_found, open_list
 from historian_blueprint.text.names import names
 from historian_blueprint.text.normalize import QUOTES
 from historian_blueprint.text.words import content_words
@@ -32,7 +32,8 @@ _JOIN = re.compile(rf"^\s*\)?\s*(?:'s)?\s*(?:{_DOC_WORDS}\s*)?(?:,\s*)?"
                    r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|what|the|his|her|their|presidents?|mr\.?)\s+)?$", re.I)
 # What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914",
 # a reporting verb between them: "Johnson said in 1867", "Grant told Congress in 1874".
-_DATED = re.compile(r"\s*(?:'s|,|(?:\s+[a-z]+(?:\s+Congress)?)?\s+in|\s+of)?\s*\(?")
+_VERB = r"[a-z]+(?:\s+Congress)?"  # a reporting verb between a name and its year: "said", "told Congress"
+_DATED = re.compile(rf"\s*(?:'s|,|(?:\s+{_VERB})?\s+in|\s+of)?\s*\(?")
 _AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
 MAX_SIDES = 4  # a comparison of more sides is read as a single question
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
@@ -57,6 +58,7 @@ class Shape:
     sides: tuple[Side, ...] = field(default=())
     asked: int | None = None  # a list's requested count
     others: tuple[str, ...] = ()  # a comparison's names that are no side ("Wilson's 1916 and 1917 messages": Wilson)
+    owned: tuple[str, ...] = ()   # those written as the sides' owner ("Wilson's", "of Wilson", "by Wilson")
     author: str | None = None     # the one of them that is a byline here: every side is read in its documents
 
     @property
@@ -70,8 +72,9 @@ def shape_of(question: str) -> Shape:
     sides = _sides(q)
     if sides:
         named = {w for side in sides for w in side_words(side)}
-        others = tuple(re.sub(r"'s$", "", c.text) for c in _named(q) if c.kind == "name" and not (set(c.words) & named))
-        return Shape("comparison", tuple(sides), others=others)
+        others = tuple(dict.fromkeys(bare for c in _named(q) if c.kind == "name" and not (set(c.words) & named)
+                                     and (bare := re.sub(r"(?:'s)?\W*$", "", c.text))))
+        return Shape("comparison", tuple(sides), others=others, owned=tuple(n for n in others if _OWNS(n).search(q)))
     asked = asked_count(q)
     return Shape("list", asked=asked) if asked or open_list(q) else Shape()
 
@@ -127,7 +130,7 @@ def _sides(question: str) -> list[Side]:
                                rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?!\w)", " ", query, count=1)
         query = re.sub(r"\s+([?.,:])", r"\1", re.sub(r"\s+", " ", query)).strip()
         if year is not None:  # "Johnson said in 1867": the side is "Johnson in 1867"
-            label = re.sub(rf"\s+[a-z]+(?:\s+Congress)?\s+in\s+\(?{year}\)?$", f" in {year}", label)
+            label = re.sub(rf"\s+{_VERB}\s+in\s+\(?{year}\)?$", f" in {year}", label)
         out.append(Side(label=label, kind=c.kind, words=frozenset(c.words), query=query, year=year))
     return out
 
@@ -190,7 +193,7 @@ def _subjects_pair(question: str) -> bool:
         if at < 0 or then < 0:
             continue
         # "did Harding in 1922 and Coolidge in 1923 ...", "did Lincoln say in 1862 and Johnson in 1866": with years
-        joined = re.fullmatch(r"\s*(?:'s)?\s*(?:(?:[a-z]+\s+)?(?:in\s+)?\(?\d{4}\)?\s*,?\s*)?(and|or)\s*", between)
+        joined = re.fullmatch(rf"\s*(?:'s)?\s*(?:(?:{_VERB}\s+)?(?:in\s+)?\(?\d{{4}}\)?\s*,?\s*)?(and|or)\s*", between)
         if joined and _SUBJECTS.search(question[:at]):
             return True  # "Did Dorsey or Mayes describe harsher punishment?": one of two subjects to choose
         if joined and joined.group(1) == "or" and re.search(r"\b(?:who|which)\b", question, re.I):
@@ -198,12 +201,19 @@ def _subjects_pair(question: str) -> bool:
     return False
 
 
+def _OWNS(name: str) -> re.Pattern[str]:
+    """The name as the sides' author: "Wilson's 1916 and 1917 messages", "the messages of Wilson", "... by Wilson"."""
+    return re.compile(rf"\b{re.escape(name)}'s\b|\b(?:of|by)\s+(?:President\s+)?{re.escape(name)}\b")
+
+
 def with_bylines(shape: Shape, bylines: Callable[[str], int]) -> Shape:
     """Mark the sides that are some document's author or narrator (``bylines``: how many documents a name is)."""
     if not shape.comparison:
         return shape
     sides = tuple(replace(s, byline=s.kind == "name" and bylines(name_of(s)) > 0) for s in shape.sides)
-    author = next((name for name in shape.others if bylines(name) > 0), None) if not any(s.byline for s in sides) else None
+    bylined = [name for name in shape.others if bylines(name) > 0] if not any(s.byline for s in sides) else []
+    # the one byline the question names, as the sides' owner ("Wilson's 1916 and 1917 messages"); two: neither
+    author = bylined[0] if len(bylined) == 1 and bylined[0] in shape.owned else None
     return replace(shape, sides=sides, author=author)
 
 
@@ -257,7 +267,9 @@ def described(shape: Shape, question: str, citations: list[dict], claims: list[s
     if shape.kind == "list" and shape.asked:
         if claims:
             distinct: list[set[str]] = []
-            for claim in claims:  # a finding that rewords one already counted is the same item
+            scoped = [claim for n, claim in enumerate(claims)  # another year's document holds no item of it
+                      if n >= len(citations) or in_scope(question, citations[n]["text"], citations[n].get("year"))]
+            for claim in scoped:  # a finding that rewords one already counted is the same item
                 words = set(content_words(claim))
                 if words and not any(len(words & d) > 0.6 * min(len(words), len(d)) for d in distinct):
                     distinct.append(words)

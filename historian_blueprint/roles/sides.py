@@ -12,7 +12,7 @@ weighed by
 
 A side's two best sentences are quoted when they reach a floor (MIN_SIDE) in words and meaning together; a side
 with none is "not found for this side". The weights were fit on the fit half of a development set of comparisons
-(README, "Comparisons").
+(README, "How a question becomes a verified answer", composer).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ ENUMERATION_READ = 8  # sentences read on past the last item of an enumeration f
 def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None], asked: int | None = None) -> list[Fact]:
     """An enumeration goes on past the sentence retrieval found: after an item that opens on an ordinal ("The
     third is freedom from want ..."), or after the list's heading (a sentence that gives the count asked: "four
-    essential human freedoms", or introduces a list: "... as follows:"), the next sentences of its document that are items (roles.shapes.list_items) are
+    essential human freedoms", or introduces a list: "... as follows:"), the next sentences of its document that are items (roles.lists.list_items) are
     read too ("The fourth is freedom from fear ..."), whether or not they share the question's words. They join
     the facts just below the sentence they follow."""
     out = list(facts)

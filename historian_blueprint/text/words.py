@@ -139,7 +139,10 @@ def _compound_numbers(text: str) -> str:
             return str(tens + unit)
         return match.group(0)
 
-    return re.sub(r"\b([A-Za-z]+)-([A-Za-z]+)\b", repl, text)
+    return _HYPHENATED.sub(repl, text) if "-" in text else text
+
+
+_HYPHENATED = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
 
 
 # A life span in parentheses, as reference works give it: "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)"
@@ -151,8 +154,14 @@ _LIFESPAN = re.compile(  # full dates on both sides: "(1861–1865)" may be a wa
 
 def content_words(text: str) -> list[str]:
     """Stemmed words that carry meaning: no stopwords, number words as digits; a person's life span
-    "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)" says born and died."""
-    out = ["birth", "die"] if _LIFESPAN.search(text) else []
+    "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)" says born and died. (The same sentences are read
+    again and again, claim after claim and ask after ask: each text's words are kept, and a fresh list given.)"""
+    return list(_content_words(text))
+
+
+@lru_cache(maxsize=131072)
+def _content_words(text: str) -> tuple[str, ...]:
+    out = ["birth", "die"] if "(" in text and _LIFESPAN.search(text) else []
     for w in words(_ORDINAL.sub(r"\1", _compound_numbers(text))):  # "June 7th" is June 7
         if w.endswith("n't"):  # negations are compared by the negation check, not as content
             continue
@@ -162,7 +171,7 @@ def content_words(text: str) -> list[str]:
             out.append(str(NUMBER_WORDS[w]))
         elif w not in STOPWORDS and w not in FILLERS and w not in LIGHT and w not in _FREQUENCY_ADVERBS and len(w) > 1:
             out.append(vstem(w))
-    return out
+    return tuple(out)
 
 
 def numbers(text: str) -> set[str]:

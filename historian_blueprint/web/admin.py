@@ -25,7 +25,11 @@ def job_view(job: dict) -> dict:
         percent = base
     if job.get("state") not in ("queued", "running"):
         percent = 100 if job.get("state", "").startswith("succeeded") else percent
-    return {k: v for k, v in job.items() if k != "traceback"} | {"id": job["_id"], "percent": round(percent, 1)}
+    timings, counts = job.get("timings") or {}, job.get("counts") or {}
+    encoded = counts.get("embedded_chunks")
+    rate = round(encoded / timings["encode_s"], 1) if encoded and timings.get("encode_s") else None
+    return {k: v for k, v in job.items() if k != "traceback"} | {"id": job["_id"], "percent": round(percent, 1),
+                                                                 "chunks_per_s": rate}
 
 
 def register(bp: Blueprint) -> None:
@@ -61,6 +65,17 @@ def register(bp: Blueprint) -> None:
         except (service.ReindexBusy, ValueError) as exc:
             message = str(exc)
         return redirect(url_for("historian.admin_reindex", message=message))
+
+    @bp.get("/api/jobs")
+    @admin_required
+    def api_jobs():
+        """The latest reindex jobs, newest first, each as /api/jobs/<id> gives it (counts, timings, the build's
+        rate in chunks per second of encoding), so an operator can read a build without the page."""
+        try:
+            limit = max(1, min(int(request.args.get("limit", 20)), 100))
+        except ValueError:
+            return jsonify(error={"code": "bad_request", "message": "limit must be a whole number from 1 to 100"}), 400
+        return jsonify(jobs=[job_view(j) for j in service.recent_jobs(limit)])
 
     @bp.get("/api/jobs/<job_id>")
     @admin_required

@@ -36,7 +36,10 @@
     if (!wide.matches || !event.target.closest) { return; }
     var summary = event.target.closest(".h-context summary");
     if (summary) {  // read it beside the answer instead of unfolding it in place
-      if (show(summary.closest("li"))) { event.preventDefault(); }
+      if (show(summary.closest("li"))) {
+        event.preventDefault();
+        panelOf(summary).focus({preventScroll: true});  // keyboard and screen-reader users follow it there
+      }
       return;
     }
     var marker = event.target.closest(".h-answer .h-marker");
