@@ -167,8 +167,10 @@ def register_bench_commands(group: AppGroup) -> None:
     @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
     @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True,
                   help="Serve the demo with this many worker processes (`historian serve --workers N`).")
+    @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
+                  help="Threads per worker when --workers is more than 1.")
     @json_option
-    def bench_load(url, credentials, users, duration, warm, reindex, workers, as_json) -> None:
+    def bench_load(url, credentials, users, duration, warm, reindex, workers, threads, as_json) -> None:
         """Concurrent asks over HTTP: throughput, p50/p95, errors; with --reindex, queries failed during it."""
         from historian_blueprint.bench import load as load_bench
 
@@ -191,7 +193,7 @@ def register_bench_commands(group: AppGroup) -> None:
             return
         if "demo.login" not in current_app.view_functions:
             raise click.ClickException("without --url the bench serves the demo; for another host, serve it and pass --url")
-        with load_bench.DemoServer(store, workers=workers) as server:
+        with load_bench.DemoServer(store, workers=workers, threads=threads) as server:
             emit(load_bench.run(base=server.base, name=server.name, password=server.password,
                                 server_pid=server.proc.pid, **options), as_json)
 

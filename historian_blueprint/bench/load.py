@@ -159,9 +159,9 @@ def _free_port() -> int:
 class DemoServer:
     """The demo served by a child process on 127.0.0.1, over the same store, with a temporary researcher."""
 
-    def __init__(self, store: Any, workers: int = 1) -> None:
+    def __init__(self, store: Any, workers: int = 1, threads: int = 8) -> None:
         self.store = store
-        self.workers = workers
+        self.workers, self.threads = workers, threads
         self.name = f"bench-{secrets.token_hex(4)}"
         self.password = secrets.token_urlsafe(16)
         self.port = _free_port()
@@ -178,7 +178,8 @@ class DemoServer:
         # the server's log goes to a file: a pipe nobody reads fills after ~600 requests and every request
         # thread then blocks on its log line
         self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
-        self.proc = subprocess.Popen([str(script), "serve", "--port", str(self.port), "--workers", str(self.workers)],
+        self.proc = subprocess.Popen([str(script), "serve", "--port", str(self.port), "--workers", str(self.workers),
+                                      "--threads", str(self.threads)],
                                      stdout=self.log, stderr=subprocess.STDOUT, text=True)
         try:
             self._wait_until_up()
