@@ -95,3 +95,12 @@ def test_content_words_are_unchanged_and_each_call_gets_its_own_list(texts):
     first = W.content_words("The railroads were built.")
     first.append("mutated")
     assert W.content_words("The railroads were built.") == plain_content_words("The railroads were built.")
+
+
+def test_quantities_are_unchanged_and_each_call_gets_its_own_list(texts):
+    plain = W._quantities.__wrapped__
+    for text in texts[:4000]:
+        assert W.quantities(text) == list(plain(text)), text
+    found = W.quantities("about 54 million dollars")
+    found.append(None)
+    assert W.quantities("about 54 million dollars") == list(plain("about 54 million dollars"))

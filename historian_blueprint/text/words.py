@@ -258,7 +258,13 @@ def _word_number(phrase: list[str]) -> float | None:
 def quantities(text: str) -> list[Quantity]:
     """Every quantity a text states: "about 54 million" -> 54e6 (precision 1e6, hedged, scaled);
     "$45,531,374.53" -> exact; "five hundred" -> 500; "the fourth" -> 4. Figures next to a fraction word
-    ("half a million", "two and a half") are left out rather than misread."""
+    ("half a million", "two and a half") are left out rather than misread. (Each text's are kept: the same
+    evidence is read by several checks; a fresh list is given.)"""
+    return list(_quantities(text))
+
+
+@lru_cache(maxsize=32768)
+def _quantities(text: str) -> tuple[Quantity, ...]:
     out: list[Quantity] = []
     plain = unicodedata.normalize("NFKC", text).translate(QUOTES)
     tokens = list(re.finditer(r"\$?\d[\d,]*(?:\.\d+)?|[A-Za-z]+(?:-[A-Za-z]+)*", plain))
@@ -305,7 +311,7 @@ def quantities(text: str) -> list[Quantity]:
             hedged = not year and bool(_HEDGE.search(plain[max(0, tokens[i].start() - 20):tokens[i].start()]))
             out.append(Quantity(value, precision, hedged, scaled, year))
         i = j
-    return out
+    return tuple(out)
 
 
 def rounds_to(claimed: Quantity, stated: float) -> bool:
