@@ -35,8 +35,8 @@ def index_dir(app: Flask | None = None) -> Path:
 
 
 def embedder(app: Flask | None = None) -> Embedder:
-    """Return the configured search encoder (HISTORIAN_INDEX_ENCODER: the shipped int8 graph by default), the
-    one that embeds the index and the queries."""
+    """Return the configured search encoder (HISTORIAN_INDEX_ENCODER: the exact fp32 ONNX export by default, the
+    shipped int8 graph when chosen), the one that embeds the index and the queries."""
     settings = read(IndexSettings, (app or current_app).config)
     return get_embedder(settings.model_path, settings.encoder, settings.encoder_cache)
 

@@ -74,7 +74,7 @@ def shape_of(question: str) -> Shape:
         named = {w for side in sides for w in side_words(side)}
         others = tuple(dict.fromkeys(bare for c in _named(q) if c.kind == "name" and not (set(c.words) & named)
                                      and (bare := re.sub(r"(?:'s)?\W*$", "", c.text))))
-        return Shape("comparison", tuple(sides), others=others, owned=tuple(n for n in others if _OWNS(n).search(q)))
+        return Shape("comparison", tuple(sides), others=others, owned=tuple(n for n in others if _owner(n).search(q)))
     asked = asked_count(q)
     return Shape("list", asked=asked) if asked or open_list(q) else Shape()
 
@@ -201,7 +201,7 @@ def _subjects_pair(question: str) -> bool:
     return False
 
 
-def _OWNS(name: str) -> re.Pattern[str]:
+def _owner(name: str) -> re.Pattern[str]:
     """The name as the sides' author: "Wilson's 1916 and 1917 messages", "the messages of Wilson", "... by Wilson"."""
     return re.compile(rf"\b{re.escape(name)}'s\b|\b(?:of|by)\s+(?:President\s+)?{re.escape(name)}\b")
 
