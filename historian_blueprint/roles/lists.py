@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from historian_blueprint.text.words import NUMBER_WORDS, content_words
 from historian_blueprint.verify.asked import GENERIC_NAMES
@@ -108,7 +109,7 @@ def list_items(question: str, text: str, asked: int) -> list[str]:
     parts = [" ".join(content_words(p)) for p in re.split(r";\s*(?:and\s+)?", after) if len(content_words(p)) >= 2]
     if len(parts) >= 2:  # "... the following: the repeal of ...; a revision of ...; and ...": each part
         return list(dict.fromkeys(parts))
-    if ORDINAL_OPENING.match(text) and not is_heading(text, asked):
+    if opens and not is_heading(text, asked):
         return [" ".join(content_words(text))]
     first = _FIRST_ITEM.search(text)
     if first:  # "... I recommend that the Congress adopt: (1) A realistic tax law ...": the first item, the rest follow
@@ -145,14 +146,23 @@ def in_scope(question: str, text: str, year: int | None) -> bool:
     document is of that year or it names the year itself: another message's numbered points are not its items; a
     span ("between 1889 and 1907") keeps to its years; several years named keep to none. A passage whose document
     has no year is not ruled out."""
-    span = _SPAN.search(question)
+    span, years = _scope(question)
     if span:  # "between 1889 and 1907", "from 1933 to 1936": any year of the span
-        low, high = sorted((int(span.group(1)), int(span.group(2))))
+        low, high = span
         return year is None or low <= year <= high or any(low <= int(y) <= high for y in re.findall(r"\b\d{4}\b", text))
-    years = {c.text for c in constraints(question) if c.kind == "date" and re.fullmatch(r"\d{4}", c.text)}
     if len(years) != 1:  # no year named, or several: no one document's year to keep to
         return True
     return year is None or str(year) in years or any(y in text for y in years)
 
 
 _SPAN = re.compile(r"\b(?:between|from)\s+(\d{4})\s+(?:and|to|until|through)\s+(\d{4})\b", re.I)
+
+
+@lru_cache(maxsize=256)
+def _scope(question: str) -> tuple[tuple[int, int] | None, frozenset[str]]:
+    """A question's span of years, or the years it names (read once per question, not once per passage)."""
+    span = _SPAN.search(question)
+    if span:
+        low, high = sorted((int(span.group(1)), int(span.group(2))))
+        return (low, high), frozenset()
+    return None, frozenset(c.text for c in constraints(question) if c.kind == "date" and re.fullmatch(r"\d{4}", c.text))
