@@ -6,6 +6,7 @@ This module is the top floor: the extension registers the blueprint (``web``) an
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from flask import Flask
@@ -13,10 +14,13 @@ from flask import Flask
 from historian_blueprint.app import HistorianState, get_state, get_store, setup
 from historian_blueprint.cli import build_cli
 from historian_blueprint.config import ConfigError
+from historian_blueprint.index import service as index_service
+from historian_blueprint.text import dialect
+from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify import support
 from historian_blueprint.web import build_blueprint
 
-__all__ = ["Historian", "HistorianState", "get_store", "get_state", "ConfigError"]
+__all__ = ["Historian", "HistorianState", "get_store", "get_state", "ConfigError", "preload"]
 __version__ = "0.1.0"
 
 
@@ -40,3 +44,29 @@ class Historian:
         support.use_scorer(str(app.config["HISTORIAN_VERIFY_SCORER"]).lower() == "on")
         app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
         app.cli.add_command(build_cli())
+
+
+def preload(app: Flask) -> dict[str, Any]:
+    """Load once, in a pre-forking server's master, what every worker reads (the serving generation, the search
+    encoder's model, the spaCy pipeline, the word lexicons and the support combination), so that the workers share
+    it instead of each loading a copy. For gunicorn: ``preload_app = True``, this call at the end of the app factory
+    and ``from historian_blueprint.serving import worker_exit`` in ``gunicorn.conf.py`` (``historian serve
+    --workers N`` does all three). It starts no thread and leaves no connection open; what it loaded, and everything
+    loaded before it, is frozen out of the garbage collector's reach, so no collection in a worker writes to (and
+    copies) those pages: call it last, and only in a master that will fork."""
+    import historian_blueprint.graph.run  # noqa: F401 - the pages import the graphs on first use: import them now
+    import historian_blueprint.mapping.run  # noqa: F401
+    from historian_blueprint.graph import graph as ask_graph
+    from historian_blueprint.mapping import graph as map_graph
+
+    loaded = index_service.preload(app)
+    ask_graph.compiled()
+    map_graph.compiled()
+    lexicon.load_all()
+    dialect.lexicon()
+    try:
+        support.default_combiner()
+    except support.ScorerUnavailable:  # reported by every check that needs it, as without a preload
+        pass
+    gc.freeze()
+    return loaded

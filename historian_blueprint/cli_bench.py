@@ -13,6 +13,7 @@ from flask.cli import AppGroup
 
 from historian_blueprint.app import get_state, get_store
 from historian_blueprint.index import service
+from historian_blueprint.serving import default_workers
 
 
 def register_bench_commands(group: AppGroup) -> None:
@@ -165,9 +166,10 @@ def register_bench_commands(group: AppGroup) -> None:
     @click.option("--warm", type=click.IntRange(1, 100), default=8, show_default=True,
                   help="Asks of one user first, to read the server's CPU time per ask.")
     @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
-    @click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True,
+    @click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
+                  show_default="as `historian serve`: one per core, at most 4",
                   help="Serve the demo with this many worker processes (`historian serve --workers N`).")
-    @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
+    @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
                   help="Threads per worker when --workers is more than 1.")
     @json_option
     def bench_load(url, credentials, users, duration, warm, reindex, workers, threads, as_json) -> None:
@@ -195,7 +197,7 @@ def register_bench_commands(group: AppGroup) -> None:
             raise click.ClickException("without --url the bench serves the demo; for another host, serve it and pass --url")
         with load_bench.DemoServer(store, workers=workers, threads=threads) as server:
             emit(load_bench.run(base=server.base, name=server.name, password=server.password,
-                                server_pid=server.proc.pid, **options), as_json)
+                                server_pid=server.proc.pid, rounds=workers + 1, **options), as_json)
 
     @bench.command("first-answer")
     @click.option("--timeout", "timeout_s", type=click.FloatRange(10, 7200), default=1800, show_default=True,

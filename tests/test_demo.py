@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 import pytest
 
 from historian_blueprint import get_store
+from historian_blueprint.bench.load import _children
 from historian_blueprint.demo import create_app, parse_users
 from tests.conftest import form_token, login
 
@@ -126,7 +127,7 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
     port = _free_port()
     env = dict(os.environ, HISTORIAN_DEMO_HOME=str(tmp_path / "home"), HISTORIAN_DEMO_USERS="alice:pw:researcher")
     script = Path(sys.executable).parent / "historian"
-    proc = subprocess.Popen([str(script), "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([str(script), "serve", "--port", str(port), "--workers", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
         deadline = time.time() + 60
@@ -143,10 +144,30 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
         page = opener.open(f"http://127.0.0.1:{port}/login", data=body, timeout=10).read().decode()
         assert "319 documents" in page
         assert "Werkzeug" not in banner and "Python" not in banner
+        builders = [pid for pid in _children(proc.pid) if "reindex" in _cmdline(pid)]  # the first build, beside it
+        assert len(builders) == 1
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=20)
         proc.stdout.close()
+    deadline = time.time() + 30
+    while any(_alive(pid) for pid in builders) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in builders), "the first build went on after the server stopped"
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_the_demo_reader_links_odd_ids_to_themselves_too(researcher, app):

@@ -131,7 +131,7 @@ def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
             verify_ms.append((time.perf_counter() - t0) * 1000)
     out["ask"] = {"n": len(ask_ms), "p50_ms": round(percentile(ask_ms, 50), 1), "p95_ms": round(percentile(ask_ms, 95), 1), "statuses": statuses}
     out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1), "p95_ms": round(percentile(verify_ms, 95), 1)}
-    out["targets"] = {"ask_p95_ms": 300, "verify_p95_ms": 500}
+    out["targets"] = {"ask_p95_ms": 150, "verify_p95_ms": 300}
     return out
 
 

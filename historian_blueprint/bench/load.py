@@ -3,9 +3,11 @@ this process (the documented `historian reindex` beside a running server).
 
 Against the demo (no ``--url``) the bench serves it itself: a child ``historian serve`` on a free port of
 127.0.0.1 over the same store and index, a temporary researcher account for the askers (removed at the end,
-with its runs). One user first asks every question of the mix once (models load, caches fill), then ``warm``
-more in a row while the server's CPU time is read from /proc: on a machine of C cores, C / (CPU seconds per
-ask) asks per second is the ceiling any number of users can reach with this mix. Then ``users`` threads, each with its own session, ask for ``duration`` seconds.
+with its runs). One user first asks every question of the mix ``rounds`` times (models load, caches fill: with
+several workers each needs its own turn at each question), then ``warm`` more in a row while the server's CPU time
+is read from /proc: on a machine of C cores, C / (CPU seconds per ask) asks per second is the ceiling any number of
+users can reach with this mix. Then ``users`` threads, each with its own session, ask for ``duration`` seconds; the
+server's CPU per ask under that load is read too, and the throughput reached as a share of the ceiling.
 """
 
 from __future__ import annotations
@@ -133,21 +135,27 @@ def _children(pid: int) -> list[int]:
 
 
 def memory(pid: int) -> dict[str, Any]:
-    """RSS and PSS (resident memory with shared pages divided among their sharers) of a server process and of
-    each of its workers, in MB."""
+    """RSS, PSS (resident memory with shared pages divided among their sharers) and USS (the pages only this
+    process holds: what it adds) of a server process and of each of its workers, in MB; with workers, the last
+    worker's USS as a share of the first worker's RSS (what one more worker costs against what one needs)."""
     def read(each: int) -> dict[str, float]:
-        values = {}
+        kb: dict[str, int] = {}
         try:
             with open(f"/proc/{each}/smaps_rollup", encoding="ascii") as fh:
                 for line in fh:
                     key, _, rest = line.partition(":")
-                    if key in ("Rss", "Pss"):
-                        values[key.lower() + "_mb"] = round(int(rest.split()[0]) / 1024, 1)
+                    if key in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
+                        kb[key] = int(rest.split()[0])
         except OSError:
-            pass
-        return values
+            return {}
+        return {"rss_mb": round(kb.get("Rss", 0) / 1024, 1), "pss_mb": round(kb.get("Pss", 0) / 1024, 1),
+                "uss_mb": round((kb.get("Private_Clean", 0) + kb.get("Private_Dirty", 0)) / 1024, 1)}
 
-    return {"server": read(pid), "workers": [read(w) for w in _children(pid)]}
+    workers = [read(w) for w in _children(pid)]
+    out: dict[str, Any] = {"server": read(pid), "workers": workers}
+    if len(workers) > 1 and workers[0].get("rss_mb"):
+        out["added_worker_share"] = round(workers[-1].get("uss_mb", 0) / workers[0]["rss_mb"], 3)
+    return out
 
 
 def _free_port() -> int:
@@ -159,7 +167,7 @@ def _free_port() -> int:
 class DemoServer:
     """The demo served by a child process on 127.0.0.1, over the same store, with a temporary researcher."""
 
-    def __init__(self, store: Any, workers: int = 1, threads: int = 8) -> None:
+    def __init__(self, store: Any, workers: int = 1, threads: int = 4) -> None:
         self.store = store
         self.workers, self.threads = workers, threads
         self.name = f"bench-{secrets.token_hex(4)}"
@@ -232,12 +240,12 @@ def _summary(asks: list[Ask], seconds: float) -> dict[str, Any]:
 
 def run(
     *, base: str, name: str, password: str, users: int = 20, duration: float = 60, warm: int = 8,
-    server_pid: int | None = None, reindex: Any = None,
+    server_pid: int | None = None, reindex: Any = None, rounds: int = 1,
 ) -> dict[str, Any]:
     """Drive ``users`` concurrent askers for ``duration`` seconds; ``reindex`` (a callable returning a job
     waiter) starts a full reindex a quarter of the way in."""
     single = Session(base, name, password)
-    for question in QUESTIONS:  # the models load, and the per-passage caches fill as they will under load
+    for question in QUESTIONS * rounds:  # the models load, and the per-passage caches fill as they will under load
         _timed_ask(single, question)
     cpu0, t0 = (_cpu_seconds(server_pid) if server_pid else 0.0), time.time()
     warm_asks = [_timed_ask(single, QUESTIONS[i % len(QUESTIONS)]) for i in range(warm)]
@@ -259,6 +267,7 @@ def run(
             i += users
 
     threads = [threading.Thread(target=user, args=(k, s), daemon=True) for k, s in enumerate(sessions)]
+    cpu_load0 = _cpu_seconds(server_pid) if server_pid else 0.0
     began = time.time()
     for t in threads:
         t.start()
@@ -274,8 +283,13 @@ def run(
     for t in threads:
         t.join(180)
     elapsed = time.time() - began
+    load = _summary(tally.asks, elapsed)
+    if server_pid and load["ok"]:
+        load["server_cpu_s_per_ask"] = round((_cpu_seconds(server_pid) - cpu_load0) / load["ok"], 3)
+        if single_user.get("cpu_bound_ceiling_per_s"):
+            load["share_of_ceiling"] = round(load["throughput_per_s"] / single_user["cpu_bound_ceiling_per_s"], 3)
     out: dict[str, Any] = {"base": base, "users": users, "duration_s": round(elapsed, 1), "single_user": single_user,
-                           "load": _summary(tally.asks, elapsed)}
+                           "load": load}
     if server_pid:
         out["memory"] = memory(server_pid)
     if job is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,12 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.serving import WSGIRequestHandler
 from wtforms import ValidationError
 
-from historian_blueprint import Historian, get_store
+from historian_blueprint import Historian, get_store, preload
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.config import DEFAULT_CSP
 from historian_blueprint.demo.login import NONCE, LoginThrottle, safe_next
 from historian_blueprint.index import service
+from historian_blueprint.serving import default_workers, serve_with_gunicorn
 from historian_blueprint.web import headers
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -263,28 +265,56 @@ def build_reader() -> Blueprint:
 @click.command("serve")
 @with_appcontext
 @click.option("--port", default=5000, show_default=True, help="Port on 127.0.0.1.")
-@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True,
-              help="Worker processes: 1 serves with Flask's own server; more run the app under gunicorn, each worker "
-                   "with its own threads, all sharing the serving generation's vectors (memory-mapped).")
-@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True, help="Threads per gunicorn worker.")
+@click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
+              show_default="one per core, at most 4",
+              help="Worker processes: more than 1 runs the app under gunicorn, the workers forked from a master that "
+                   "loaded the models and the serving generation once (they share that memory); 1 serves with "
+                   "Flask's own server in one process (one core's worth of Python).")
+@click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True, help="Threads per gunicorn worker.")
 def serve_command(port: int, workers: int, threads: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""
     from flask import current_app
 
     app = current_app._get_current_object()
+    builder = None
     if service.current_generation(get_store()) is None:
         try:
-            service.start_reindex(user="demo")
+            builder = _build_first_index(separate_process=workers > 1)
             click.echo("Building the search index in the background (progress on the admin page, /historian/admin/reindex).")
         except service.ReindexBusy:
             pass
     click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
     if workers > 1:
-        from historian_blueprint.serving import serve_with_gunicorn
-
-        serve_with_gunicorn(create_app, bind=f"127.0.0.1:{port}", workers=workers, threads=threads)
+        get_store().close()  # the workers fork from this process: none of them may inherit an open connection
+        try:
+            serve_with_gunicorn(lambda: app, bind=f"127.0.0.1:{port}", workers=workers, threads=threads,
+                                preload=preload)
+        finally:
+            if builder is not None and builder.poll() is None:  # the server stops: so does its first build
+                builder.terminate()
+                builder.wait(30)
         return
     app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False, request_handler=QuietHandler)
+
+
+def _build_first_index(*, separate_process: bool) -> subprocess.Popen | None:
+    """Start the first build: in a thread of this process, or, when gunicorn's master is this process (workers fork
+    from it, and a fork must not copy a thread in the middle of encoding), as ``historian reindex`` beside it, which
+    ends with the server (on Linux also when the server is killed)."""
+    if not separate_process:
+        service.start_reindex(user="demo")
+        return None
+    return subprocess.Popen([sys.executable, "-c", "from historian_blueprint.demo import main; main()", "reindex"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,  # its progress and errors: its job
+                            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None)
+
+
+def _end_with_parent() -> None:
+    """In the child, before it runs: a SIGTERM when its parent dies (Linux ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
 class QuietHandler(WSGIRequestHandler):

@@ -26,7 +26,7 @@ from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 __all__ = [
     "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
     "context_header", "current_generation", "embedder", "failed_documents", "find_job", "get_index", "holder",
-    "index_dir", "indexed_text", "recent_jobs", "retrieve", "run_claimed", "search_documents", "start_reindex",
+    "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed", "search_documents", "start_reindex",
 ]
 
 
@@ -98,6 +98,27 @@ def retrieve(
         bm25_weight=settings.bm25_weight, filters=filters,
     )
     return rerank(hits, rerank_k) if rerank_k else hits
+
+
+def preload(app: Flask) -> dict[str, Any]:
+    """Load, before a pre-forking server (gunicorn ``preload_app``) forks its workers, what every worker would
+    otherwise load for itself: the serving generation, the search encoder's model (its session only: nothing is
+    encoded, so no thread starts) and the spaCy pipeline. The workers then share these pages with the master
+    until they write to them. Connections to the store are closed: each worker opens its own."""
+    from historian_blueprint.text import parse
+
+    loaded: dict[str, Any] = {"generation": None, "encoder": None}
+    with app.app_context():
+        try:
+            index = get_index()
+            loaded["generation"] = index.number
+            if index.dense:
+                loaded["encoder"] = embedder(app).name
+        except (IndexNotBuilt, IndexMismatch):  # the workers load it when it is built
+            pass
+    parse.pipeline()
+    get_state(app).stores.close()
+    return loaded
 
 
 def search_documents(documents: Sequence[SourceText], k: int = 5) -> DocumentSearch:

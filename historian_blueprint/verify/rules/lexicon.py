@@ -25,6 +25,13 @@ def _table(name: str) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+def load_all() -> None:
+    """Read every table now (a server's master does, before its workers fork and share them)."""
+    for name in ("antonyms.json", "indirect_antonyms.json", "derivations.json", "synonyms.json"):
+        _table(name)
+    english(), nouns(), exceptions()
+
+
 def antonyms(word: str) -> frozenset[str]:
     return _table("antonyms.json").get(word, frozenset())
 

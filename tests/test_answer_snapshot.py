@@ -1,0 +1,73 @@
+"""Speed work keeps answers the same: every question of ``historian_qa_dev`` and of our false-premise set, asked
+over the documents that hold historian_qa_dev's answers (21 sample documents, indexed with vectors), gives the
+same whole output as the snapshot written before the speed work of 2026-11-25 (tests/data/answers_snapshot.json):
+status, answer, findings, citations and their spans, claims with their verdicts and evidence, confidence and the
+reports. Rewrite it only on purpose: ``python -m tests.test_answer_snapshot --write``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from historian_blueprint.bench.common import SAMPLE_CORPUS, default_data_dir, read_jsonl
+
+SNAPSHOT = Path(__file__).parent / "data" / "answers_snapshot.json"
+OWN = Path(__file__).parent / "data" / "false_premises.jsonl"
+VOLATILE = ("run_id", "latency_ms", "created_at", "started_at", "finished_at", "trace_id", "thread_id")
+
+
+def _questions() -> list[str]:
+    dev = [q["question"] for q in read_jsonl(default_data_dir() / "eval" / "historian_qa_dev.jsonl")]
+    return dev + [q["question"] for q in read_jsonl(OWN)]
+
+
+def _stable(value: Any) -> Any:
+    """The output without what differs from run to run (ids, times)."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def answers(tmp_path: Path) -> dict[str, dict[str, str]]:
+    from historian_blueprint.graph.run import ask
+    from tests.conftest import make_plain_app
+    from tests.test_index import run_reindex
+
+    dev = list(read_jsonl(default_data_dir() / "eval" / "historian_qa_dev.jsonl"))
+    wanted = {g["source_id"] for q in dev for g in q.get("gold", [])}
+    docs = [d for path in sorted(SAMPLE_CORPUS.glob("*.jsonl")) for d in read_jsonl(path) if d["_id"] in wanted]
+    app = make_plain_app(tmp_path, docs)
+    assert run_reindex(app)["state"] == "succeeded"
+    out = {}
+    with app.app_context():
+        for question in _questions():
+            result = _stable(ask(question))
+            whole = json.dumps(result, sort_keys=True, ensure_ascii=True)
+            out[question] = {"status": result["status"], "digest": hashlib.sha256(whole.encode()).hexdigest()[:16]}
+    return out
+
+
+@pytest.mark.skipif(not (default_data_dir() / "eval").is_dir(), reason="needs ../shared/data/eval")
+def test_answers_are_what_they_were_before_the_speed_work(tmp_path):
+    want = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    got = answers(tmp_path)
+    assert len(got) >= 40 and set(got) == set(want)
+    changed = {q: (want[q], got[q]) for q in want if got[q] != want[q]}
+    assert not changed, f"{len(changed)} answers changed: " + json.dumps(changed, indent=1)[:3000]
+
+
+if __name__ == "__main__" and "--write" in sys.argv:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        SNAPSHOT.write_text(json.dumps(answers(Path(folder)), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {SNAPSHOT}")
