@@ -162,16 +162,23 @@ def content_words(text: str) -> list[str]:
 @lru_cache(maxsize=131072)
 def _content_words(text: str) -> tuple[str, ...]:
     out = ["birth", "die"] if "(" in text and _LIFESPAN.search(text) else []
-    for w in words(_ORDINAL.sub(r"\1", _compound_numbers(text))):  # "June 7th" is June 7
-        if w.endswith("n't"):  # negations are compared by the negation check, not as content
-            continue
+    text = _compound_numbers(text)
+    if _DIGIT.search(text):
+        text = _ORDINAL.sub(r"\1", text)  # "June 7th" is June 7
+    for w in words(text):
         if "'" in w:
+            if w.endswith("n't"):  # negations are compared by the negation check, not as content
+                continue
             w = _CONTRACTION.sub("", w).replace("'", "")
         if w in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[w]))
-        elif w not in STOPWORDS and w not in FILLERS and w not in LIGHT and w not in _FREQUENCY_ADVERBS and len(w) > 1:
+        elif len(w) > 1 and w not in _NOT_CONTENT:
             out.append(vstem(w))
     return tuple(out)
+
+
+_DIGIT = re.compile(r"\d")
+_NOT_CONTENT = STOPWORDS | FILLERS | LIGHT | _FREQUENCY_ADVERBS  # words no content_words() keeps
 
 
 def numbers(text: str) -> set[str]:

@@ -32,6 +32,12 @@ def sentences_of(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     return tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
 
 
+@lru_cache(maxsize=512)
+def sentence_count(text: str) -> int:
+    """How many sentences ``sentences_of`` finds in the text, without reading their words."""
+    return len(claim_sentence_spans(text))
+
+
 def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidence: Evidence | None = None) -> bool:
     """True when some run of ``span`` consecutive sentences of the document mentions every name.
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
-from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentences_of
+from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
 from historian_blueprint.verify.rules import Registered, polarity, registered, support
 from historian_blueprint.verify.support import Combiner, default_combiner, features, read, scorer_in_use
@@ -129,7 +129,7 @@ def read_support(ctx: ClaimContext, question: str | None, scorer: bool) -> Suppo
     asked = frozenset(content_words(question)) - frozenset(content_words(ctx.body)) if question else frozenset()
     local = support.local_coverage(window_ctx)
     answered = support.local_coverage(window_ctx, asked, span=1) if question else 1.0
-    n_sentences = sum(len(sentences_of(d.text)) for d in ctx.primary[:3])
+    n_sentences = sum(sentence_count(d.text) for d in ctx.primary[:3])
     f = features(window_ctx.evidence.coverage if window_ctx.evidence else 0.0, local, answered, len(missing),
                  1.0 if known is None or known.ok else 0.0, question is not None, n_sentences, len(ctx.words), logit)
     p = combiner.probability(f)

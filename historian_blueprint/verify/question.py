@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from historian_blueprint.schema import SourceText
 from historian_blueprint.text.names import is_initialism, names
@@ -100,28 +101,47 @@ def constraints(question: str) -> list[Constraint]:
 _KIND_WORDS = frozenset(content_words(" ".join(NOT_PERSON | PERSON_TITLES)))
 
 
-def mentioned(constraint: Constraint, texts: Sequence[str]) -> bool:
+class _Evidence:
+    """Texts read once for all of a question's constraints: joined and normalized, their words, their figures."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self.joined = normalize(" ".join(texts))
+
+    @cached_property
+    def vocabulary(self) -> set[str]:
+        return set(content_words(self.joined))
+
+    @cached_property
+    def stated(self) -> list[float]:
+        return [q.value for q in quantities(self.joined)]
+
+
+def mentioned(constraint: Constraint, texts: Sequence[str] | _Evidence) -> bool:
     """Some text mentions the constraint: a name by any of its words, a date or a number as written or
     rounded, a qualifier or rank by its word (or a related form)."""
-    joined = normalize(" ".join(texts))
+    read = texts if isinstance(texts, _Evidence) else _Evidence(texts)
     if constraint.kind == "date":
-        return constraint.text in joined
-    vocabulary = set(content_words(joined))
+        return constraint.text in read.joined
+    vocabulary = read.vocabulary
     if constraint.kind == "name":  # by a word of its own: "Fort Sumter" by "Sumter", "Sir Julian Pauncefote" not by "Sir"
         if is_initialism(constraint.text):  # "FDR": by "Franklin D. Roosevelt"
-            return any(names(constraint.text, text) for text in texts)
+            return any(names(constraint.text, text) for text in read.texts)
         own = constraint.words - _KIND_WORDS or constraint.words
         return bool(own & vocabulary) or any(related_form(w, vocabulary) for w in own)
     if constraint.kind == "number":
-        stated = [q.value for q in quantities(joined)]
-        return any(rounds_to(q, s) for q in quantities(constraint.text) for s in stated)
+        return any(rounds_to(q, s) for q in quantities(constraint.text) for s in read.stated)
     return all(w in vocabulary or related_form(w, vocabulary) for w in constraint.words)
 
 
 def unmet(question: str, evidence: Sequence[str]) -> list[Constraint]:
     """The question's constraints that none of ``evidence`` (cited spans, cited documents' titles and authors)
     mentions."""
-    return [c for c in constraints(question) if not mentioned(c, evidence)]
+    asked = constraints(question)
+    if not asked:
+        return []
+    read = _Evidence(evidence)
+    return [c for c in asked if not mentioned(c, read)]
 
 
 def describe(missing: Sequence[Constraint]) -> str:

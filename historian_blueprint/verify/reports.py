@@ -75,18 +75,29 @@ _CONTRAST = frozenset("but however although though yet nevertheless nonetheless 
 def counter_argue(claims: list[ClaimVerdict], passages: list[dict], caps: Caps) -> CounterReport:
     """Find the strongest opposing reading in the retrieved passages: same subject, opposite polarity."""
     best: tuple[float, dict, ClaimVerdict] | None = None
+    read: dict[int, list[tuple[str, frozenset[str], bool, bool]]] = {}  # each passage's sentences, read once
+
+    def sentences_read(k: int, text: str) -> list[tuple[str, frozenset[str], bool, bool]]:
+        """(sentence, its content words, whether it negates, whether it contrasts) for each sentence."""
+        if k not in read:
+            read[k] = []
+            for sentence in sentences(text):
+                said = words(sentence)
+                read[k].append((sentence, frozenset(content_words(sentence)), any(is_negation(w) for w in said),
+                                bool(_CONTRAST.intersection(said))))
+        return read[k]
+
     for c in claims:
         if c.verdict != "supported":
             continue
         claim_words = set(content_words(c.text))
         claim_neg = any(is_negation(w) for w in words(c.text))
-        for p in passages:
+        for k, p in enumerate(passages):
             if c.evidence and p.get("source_id") == c.evidence.source_id and p.get("start", -1) <= c.evidence.start < p.get("end", -1):
                 continue  # the claim's own evidence
-            for sentence in sentences(p.get("text", "")):
-                said = words(sentence)
-                overlap = len(claim_words & set(content_words(sentence))) / max(len(claim_words), 1)
-                opposite = any(is_negation(w) for w in said) != claim_neg or bool(_CONTRAST & set(said))
+            for sentence, sentence_words, negates, contrasts in sentences_read(k, p.get("text", "")):
+                overlap = len(claim_words & sentence_words) / max(len(claim_words), 1)
+                opposite = negates != claim_neg or contrasts
                 if overlap >= 0.45 and opposite and (best is None or overlap > best[0]):
                     best = (overlap, {"source_id": p.get("source_id"), "text": sentence, "locator": p.get("locator")}, c)
     if best is None:

@@ -111,8 +111,9 @@ def role_swap(ctx: ClaimContext) -> Finding | None:
         kin = lexicon.kin(verb)
         for s, e, _ in sentences_of(ctx.evidence.text):
             sentence = ctx.evidence.text[s:e]
-            if agent not in sentence.lower():
-                continue
+            lowered = sentence.lower()
+            if agent not in lowered or not any(party in lowered for party in others):
+                continue  # a swap needs the agent and one it acts on named in the sentence: no parse to pay for
             for s_verb, s_agent, s_others in relations(sentence):
                 if s_verb != verb and s_verb not in kin:
                     continue
