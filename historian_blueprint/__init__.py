@@ -20,7 +20,7 @@ from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify import support
 from historian_blueprint.web import build_blueprint
 
-__all__ = ["Historian", "HistorianState", "get_store", "get_state", "ConfigError", "preload"]
+__all__ = ["Historian", "HistorianState", "get_store", "get_state", "ConfigError", "preload", "preload_when_ready"]
 __version__ = "0.1.0"
 
 
@@ -49,11 +49,11 @@ class Historian:
 def preload(app: Flask) -> dict[str, Any]:
     """Load once, in a pre-forking server's master, what every worker reads (the serving generation, the search
     encoder's model, the spaCy pipeline, the word lexicons and the support combination), so that the workers share
-    it instead of each loading a copy. For gunicorn: ``preload_app = True``, this call at the end of the app factory
-    and ``from historian_blueprint.serving import worker_exit`` in ``gunicorn.conf.py`` (``historian serve
-    --workers N`` does all three). It starts no thread and leaves no connection open; what it loaded, and everything
-    loaded before it, is frozen out of the garbage collector's reach, so no collection in a worker writes to (and
-    copies) those pages: call it last, and only in a master that will fork."""
+    it instead of each loading a copy. For gunicorn: ``preload_app = True``, ``preload_when_ready`` as its
+    ``when_ready`` hook and ``historian_blueprint.serving.worker_exit`` as its ``worker_exit`` hook (``historian serve``
+    does the same). It starts no Python thread and leaves no connection open; what it loaded, and everything loaded
+    before it, is frozen out of the garbage collector's reach, so no collection in a worker writes to (and copies)
+    those pages: call it only in a master that will fork."""
     import historian_blueprint.graph.run  # noqa: F401 - the pages import the graphs on first use: import them now
     import historian_blueprint.mapping.run  # noqa: F401
     from historian_blueprint.graph import graph as ask_graph
@@ -68,5 +68,13 @@ def preload(app: Flask) -> dict[str, Any]:
         support.default_combiner()
     except support.ScorerUnavailable:  # reported by every check that needs it, as without a preload
         pass
+    gc.collect()  # what is garbage now is not kept forever by the freeze
     gc.freeze()
     return loaded
+
+
+def preload_when_ready(server: Any) -> None:
+    """A gunicorn ``when_ready`` hook for a host's ``gunicorn.conf.py`` (with ``preload_app = True``): ``preload`` the
+    loaded app in the master, before the first worker forks (the app factory stays as it is for ``flask`` commands
+    and tests)."""
+    preload(server.app.wsgi())

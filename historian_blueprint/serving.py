@@ -1,8 +1,8 @@
 """Several worker processes on a real WSGI server: gunicorn, run from Python (``historian serve --workers N``).
 
 The master builds the app once and ``historian_blueprint.preload(app)`` loads what every worker needs (the serving
-generation, the encoder's model, the spaCy pipeline, the graphs, the lexicons) before the fork, with no thread
-started and no connection left open, and freezes it out of the garbage collector's reach (``gc.freeze``), so the
+generation, the encoder's model, the spaCy pipeline, the graphs, the lexicons) before the fork, with no Python
+thread started and no connection left open, and freezes it out of the garbage collector's reach (``gc.freeze``), so the
 workers share these pages with the master instead of each holding a copy. The serving generation's vectors and FAISS codes are
 memory-mapped read-only files (index.retriever) besides. A new generation is loaded by every worker within a second
 of its swap, with no restart (into each worker's own memory, until the next start). Writes to the embedded store
@@ -12,7 +12,6 @@ are serialized across the workers by its file lock; several machines need a real
 from __future__ import annotations
 
 import ctypes
-import logging
 import os
 import sys
 from collections.abc import Callable
@@ -20,9 +19,9 @@ from typing import Any
 
 
 def default_workers() -> int:
-    """Worker processes ``historian serve`` starts when not told: one per core the process may use, at most 4 (each
-    worker holds a few hundred MB of its own); 1 where gunicorn cannot run (no ``fork``)."""
-    if not hasattr(os, "fork"):
+    """Worker processes ``historian serve`` starts when not told: on Linux one per core the process may use (its CPU
+    affinity, not a container's CPU quota), at most 4 (each worker holds a few hundred MB of its own); 1 elsewhere."""
+    if not sys.platform.startswith("linux"):  # forking after native libraries loaded is untested elsewhere (macOS)
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
@@ -43,9 +42,10 @@ def serve_with_gunicorn(factory: Callable[[], Any], *, bind: str, workers: int, 
         def load_config(self) -> None:
             for key, value in {"bind": bind, "workers": workers, "threads": threads, "worker_class": "gthread",
                                "timeout": timeout, "graceful_timeout": 30, "accesslog": None,
-                               "preload_app": preload is not None,
-                               "control_socket_disable": True}.items():  # no socket file in the user's home
+                               "preload_app": preload is not None}.items():
                 self.cfg.set(key, value)
+            if "control_socket_disable" in self.cfg.settings:  # gunicorn 25.1+: no socket file in the user's home
+                self.cfg.set("control_socket_disable", True)
             if preload is not None:
                 self.cfg.set("worker_exit", worker_exit)
 
@@ -63,10 +63,10 @@ def worker_exit(server: Any, worker: Any) -> None:
     preloads Historian imports it): end the process now, with the exit status it was leaving with.
     A worker forked from a master that loaded ONNX Runtime inherits its state but not its background thread, and
     ONNX Runtime's exit handlers wait for that thread forever (measured: a worker hung at exit until killed).
-    Logs are flushed first; the store has nothing to flush (every write is committed as it is made)."""
+    The standard streams are flushed first (gunicorn's log lines are written as they come); the store has nothing to
+    flush (every write is committed as it is made)."""
     leaving = sys.exc_info()[1]
-    code = leaving.code if isinstance(leaving, SystemExit) else 0
-    logging.shutdown()
+    code = leaving.code if isinstance(leaving, SystemExit) else (0 if leaving is None else 1)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -5,7 +5,8 @@ Against the demo (no ``--url``) the bench serves it itself: a child ``historian 
 127.0.0.1 over the same store and index, a temporary researcher account for the askers (removed at the end,
 with its runs). One user first asks every question of the mix ``rounds`` times (models load, caches fill: with
 several workers each needs its own turn at each question), then ``warm`` more in a row while the server's CPU time
-is read from /proc: on a machine of C cores, C / (CPU seconds per ask) asks per second is the ceiling any number of
+is read from /proc (the kernel picks the worker that takes each request, so every worker usually, not surely, has
+had its turn): on a machine of C cores, C / (CPU seconds per ask) asks per second is the ceiling any number of
 users can reach with this mix. Then ``users`` threads, each with its own session, ask for ``duration`` seconds; the
 server's CPU per ask under that load is read too, and the throughput reached as a share of the ceiling.
 """
@@ -136,8 +137,8 @@ def _children(pid: int) -> list[int]:
 
 def memory(pid: int) -> dict[str, Any]:
     """RSS, PSS (resident memory with shared pages divided among their sharers) and USS (the pages only this
-    process holds: what it adds) of a server process and of each of its workers, in MB; with workers, the last
-    worker's USS as a share of the first worker's RSS (what one more worker costs against what one needs)."""
+    process holds: what it adds) of a server process and of each of its workers, in MB; with workers, the largest
+    worker USS as a share of the largest worker RSS (what one more worker costs against what one needs)."""
     def read(each: int) -> dict[str, float]:
         kb: dict[str, int] = {}
         try:
@@ -153,8 +154,8 @@ def memory(pid: int) -> dict[str, Any]:
 
     workers = [read(w) for w in _children(pid)]
     out: dict[str, Any] = {"server": read(pid), "workers": workers}
-    if len(workers) > 1 and workers[0].get("rss_mb"):
-        out["added_worker_share"] = round(workers[-1].get("uss_mb", 0) / workers[0]["rss_mb"], 3)
+    if len(workers) > 1 and any(w.get("rss_mb") for w in workers):  # the largest own memory over the largest whole
+        out["added_worker_share"] = round(max(w.get("uss_mb", 0) for w in workers) / max(w.get("rss_mb", 0) for w in workers), 3)
     return out
 
 

