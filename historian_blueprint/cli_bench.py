@@ -167,7 +167,7 @@ def register_bench_commands(group: AppGroup) -> None:
                   help="Asks of one user first, to read the server's CPU time per ask.")
     @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
     @click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
-                  show_default="as `historian serve`: one per core, at most 4",
+                  show_default="as `historian serve`: on Linux cores + 1, at most 4",
                   help="Serve the demo with this many worker processes (`historian serve --workers N`).")
     @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
                   help="Threads per worker when --workers is more than 1.")

@@ -269,6 +269,7 @@ def run(
 
     threads = [threading.Thread(target=user, args=(k, s), daemon=True) for k, s in enumerate(sessions)]
     cpu_load0 = _cpu_seconds(server_pid) if server_pid else 0.0
+    client0 = time.process_time()  # the askers share the machine's cores with the server: their CPU is read too
     began = time.time()
     for t in threads:
         t.start()
@@ -285,10 +286,17 @@ def run(
         t.join(180)
     elapsed = time.time() - began
     load = _summary(tally.asks, elapsed)
+    load["client_cores"] = round((time.process_time() - client0) / elapsed, 2)
     if server_pid and load["ok"]:
-        load["server_cpu_s_per_ask"] = round((_cpu_seconds(server_pid) - cpu_load0) / load["ok"], 3)
+        used = _cpu_seconds(server_pid) - cpu_load0
+        load["server_cpu_s_per_ask"] = round(used / load["ok"], 3)
+        load["server_cores_used"] = round(used / elapsed, 2)  # of ``cores``: how much of the machine the server had
         if single_user.get("cpu_bound_ceiling_per_s"):
+            per_ask = single_user["server_cpu_s_per_ask"]
             load["share_of_ceiling"] = round(load["throughput_per_s"] / single_user["cpu_bound_ceiling_per_s"], 3)
+            # the ceiling on the cores the askers leave to the server (they run on this machine too)
+            left = max(cores - load["client_cores"], 0.1) / per_ask
+            load["share_of_ceiling_left"] = round(load["throughput_per_s"] / left, 3)
     out: dict[str, Any] = {"base": base, "users": users, "duration_s": round(elapsed, 1), "single_user": single_user,
                            "load": load}
     if server_pid:

@@ -266,7 +266,7 @@ def build_reader() -> Blueprint:
 @with_appcontext
 @click.option("--port", default=5000, show_default=True, help="Port on 127.0.0.1.")
 @click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
-              show_default="one per core, at most 4",
+              show_default="Linux: cores + 1, at most 4; else 1",
               help="Worker processes: more than 1 runs the app under gunicorn, the workers forked from a master that "
                    "loaded the models and the serving generation once (they share that memory); 1 serves with "
                    "Flask's own server in one process (one core's worth of Python).")
