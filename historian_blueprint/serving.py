@@ -1,12 +1,12 @@
 """Several worker processes on a real WSGI server: gunicorn, run from Python (``historian serve --workers N``).
 
 The master builds the app once and ``historian_blueprint.preload(app)`` loads what every worker needs (the serving
-generation, the encoder's model, the spaCy pipeline, the graphs, the lexicons) before the fork, with no Python
-thread started and no connection left open, and freezes it out of the garbage collector's reach (``gc.freeze``), so the
-workers share these pages with the master instead of each holding a copy. The serving generation's vectors and FAISS codes are
-memory-mapped read-only files (index.retriever) besides. A new generation is loaded by every worker within a second
-of its swap, with no restart (into each worker's own memory, until the next start). Writes to the embedded store
-are serialized across the workers by its file lock; several machines need a real MongoDB (README).
+generation, the encoder's model, the spaCy pipeline, the graphs, the lexicons) before the fork, with no Python thread
+started and no connection left open, and freezes it out of the garbage collector's reach (``gc.freeze``), so the
+workers share these pages with the master instead of each holding a copy. The serving generation's vectors and FAISS
+codes are memory-mapped read-only files (index.retriever) besides. A new generation is loaded by every worker within a
+second of its swap, with no restart (into each worker's own memory, until the next start). Writes to the embedded
+store are serialized across the workers by its file lock; several machines need a real MongoDB (README).
 """
 
 from __future__ import annotations

@@ -155,7 +155,8 @@ def memory(pid: int) -> dict[str, Any]:
     workers = [read(w) for w in _children(pid)]
     out: dict[str, Any] = {"server": read(pid), "workers": workers}
     if len(workers) > 1 and any(w.get("rss_mb") for w in workers):  # the largest own memory over the largest whole
-        out["added_worker_share"] = round(max(w.get("uss_mb", 0) for w in workers) / max(w.get("rss_mb", 0) for w in workers), 3)
+        largest_own = max(w.get("uss_mb", 0) for w in workers)
+        out["added_worker_share"] = round(largest_own / max(w.get("rss_mb", 0) for w in workers), 3)
     return out
 
 

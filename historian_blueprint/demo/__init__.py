@@ -310,7 +310,8 @@ def _build_first_index(*, separate_process: bool) -> subprocess.Popen | None:
         return None
     log = get_state().data_dir / "first-build.log"
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-c", _BUILDER, str(os.getpid())], stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen([sys.executable, "-c", _BUILDER, str(os.getpid())], stdout=out,
+                                stderr=subprocess.STDOUT)
 
 
 # The first build's process: asks Linux for a SIGTERM when the server dies (PR_SET_PDEATHSIG), gives up if the server
