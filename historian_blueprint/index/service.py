@@ -26,7 +26,8 @@ from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 __all__ = [
     "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
     "context_header", "current_generation", "embedder", "failed_documents", "find_job", "get_index", "holder",
-    "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed", "search_documents", "start_reindex",
+    "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed", "search_documents",
+    "start_reindex",
 ]
 
 
@@ -103,7 +104,8 @@ def retrieve(
 def preload(app: Flask) -> dict[str, Any]:
     """Load, before a pre-forking server (gunicorn ``preload_app``) forks its workers, what every worker would
     otherwise load for itself: the serving generation, the search encoder's model (its session only: nothing is
-    encoded, so no thread starts) and the spaCy pipeline. The workers then share these pages with the master
+    encoded, so no Python thread starts; ONNX Runtime's own native thread is why serving.worker_exit exists) and the
+    spaCy pipeline. The workers then share these pages with the master
     until they write to them. Connections to the store are closed: each worker opens its own."""
     from historian_blueprint.text import parse
 
