@@ -49,6 +49,8 @@ def answers(tmp_path: Path) -> dict[str, dict[str, str]]:
     assert run_reindex(app)["state"] == "succeeded"
     out = {}
     with app.app_context():
+        from historian_blueprint.index import service
+        assert len(service.get_index().readings) > 0  # the documents' sentences come from the generation
         for question in _questions():
             result = _stable(ask(question))
             whole = json.dumps(result, sort_keys=True, ensure_ascii=True)

@@ -351,7 +351,11 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         "context_header": settings.context_header,
         "index_type": index_type, "counts": {**counts, "chunks": len(rows_all)},
     }
-    gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25)
+    # the verifier's readings of whole documents (seconds per thousand): not in a words-only first generation,
+    # which must serve as soon as it can
+    texts = [docs[s].text for s in documents] if dense else []
+    gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25,
+                         texts)
     os.replace(building, final_dir)
     store.meta.replace_one(
         {"_id": gen.INDEX_META_ID},

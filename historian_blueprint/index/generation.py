@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.text import readings
 
 FORMAT = 1
 INDEX_META_ID = "index"
@@ -76,8 +78,10 @@ def write_generation(
     vectors: np.ndarray | None,
     faiss_index: Any,
     bm25: BM25Index,
+    texts: Iterable[str] = (),
 ) -> None:
-    """Write every file of a generation into ``directory`` (a fresh temporary folder)."""
+    """Write every file of a generation into ``directory`` (a fresh temporary folder); ``texts``: the documents
+    whose sentences the verifier will read from the generation (text/readings.py) instead of afresh."""
     import faiss
 
     directory.mkdir(parents=True)
@@ -91,6 +95,7 @@ def write_generation(
         np.save(directory / "vectors.npy", vectors)
         faiss.write_index(faiss_index, str(directory / "faiss.index"))
     bm25.save(directory)
+    readings.save(directory, texts)
     (directory / "documents.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     fsync_dir(directory)

@@ -15,6 +15,7 @@ import numpy as np
 
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.text import readings
 from historian_blueprint.text.names import is_initialism, name_words, names
 
 Mode = Literal["hybrid", "dense", "bm25"]
@@ -94,6 +95,7 @@ class LoadedIndex:
         self.vectors = gen.read_vectors(directory) if self.dense else None
         self.faiss = _read_faiss(directory / "faiss.index") if self.dense else None
         self.bm25 = BM25Index.load(directory)
+        self.readings = readings.load(directory)  # the verifier's sentences of each document, made at index time
         infos = [self.documents[s] for s in self.rows.source_ids]
         self.years = np.array([i["year"] if i["year"] is not None else -1 for i in infos], dtype=np.int32)
         self.collections = np.array([i["collection"] or "" for i in infos], dtype=object)
@@ -269,6 +271,7 @@ class IndexHolder:
         with self._lock:
             if self._loaded is None or self._loaded.number != record["generation"]:
                 self._loaded = LoadedIndex(gen.generation_dir(self.index_dir, record["generation"]))
+                readings.serve(self._loaded.readings)
             return self._loaded
 
     def invalidate(self) -> None:

@@ -1,6 +1,7 @@
 """Finding a claim's evidence: the 1–3 consecutive sentences of a source that carry most of its words.
 
-Sentences are cut once per text (cached) with their content words; a cited claim is looked for around its
+Sentences are cut once per text (cached) with their content words, or taken from the serving generation's
+readings of whole documents (``text/readings.py``, made when they were indexed); a cited claim is looked for around its
 citation first, then in the whole document.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from historian_blueprint.schema import Cited, SourceText
+from historian_blueprint.text import readings
 from historian_blueprint.text.spans import CUT, claim_sentence_spans
 from historian_blueprint.text.words import content_words, name_words, quantities, rounds_to
 
@@ -28,14 +30,24 @@ class Evidence:
 
 
 @lru_cache(maxsize=512)
+def _stored(text: str) -> readings.Reading | None:
+    """The serving generation's reading of a whole document (made when it was indexed), if it has one."""
+    return readings.stored(text)
+
+
+@lru_cache(maxsize=512)
 def sentences_of(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    stored = _stored(text)
+    if stored is not None:
+        return stored.sentences
     return tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
 
 
 @lru_cache(maxsize=512)
 def sentence_count(text: str) -> int:
     """How many sentences ``sentences_of`` finds in the text, without reading their words."""
-    return len(claim_sentence_spans(text))
+    stored = _stored(text)
+    return len(stored.sentences) if stored is not None else len(claim_sentence_spans(text))
 
 
 def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidence: Evidence | None = None) -> bool:
@@ -55,7 +67,8 @@ def names_together(names: Sequence[str], doc: SourceText, span: int = 2, evidenc
 
 @lru_cache(maxsize=512)
 def document_words(text: str) -> frozenset[str]:
-    return frozenset(content_words(text))
+    stored = _stored(text)
+    return stored.words if stored is not None else frozenset(content_words(text))
 
 
 LOCAL_RADIUS = 2500  # characters around a citation searched before the whole document
@@ -84,7 +97,6 @@ def sentences_near(text: str, start: int, end: int) -> tuple[tuple[int, int, fro
     return tuple((lo + s, lo + e, words) for s, e, words in sentences_of(text[lo:hi]))
 
 
-@lru_cache(maxsize=256)
 @lru_cache(maxsize=4096)
 def stated_figures(sentence: str) -> tuple[float, ...]:
     """The values of the figures a sentence states (cached: the same sentences are read for every claim)."""
@@ -94,6 +106,9 @@ def stated_figures(sentence: str) -> tuple[float, ...]:
 @lru_cache(maxsize=256)
 def word_sentences(text: str) -> tuple[frozenset[str], ...]:
     """Each sentence's words (whole words: "lee" is not in "fleet")."""
+    stored = _stored(text)
+    if stored is not None:
+        return stored.names
     return tuple(name_words(text[s:e]) for s, e, _ in sentences_of(text))
 
 

@@ -1,0 +1,107 @@
+"""Documents' sentences read at index time (text/readings.py): equal to a fresh reading, used only when valid."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from historian_blueprint.index import service
+from historian_blueprint.text import readings
+from historian_blueprint.verify import evidence
+from tests.conftest import REPO, make_plain_app, small_docs
+from tests.test_index import run_reindex
+
+
+def corpus_texts(per_file: int = 12) -> list[str]:
+    texts = []
+    for path in sorted((REPO / "historian_blueprint" / "demo" / "corpus").glob("*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            texts += [json.loads(line)["content"] for line in list(fh)[:per_file]]
+    return texts
+
+
+def clear_caches():
+    for cached in (evidence._stored, evidence.sentences_of, evidence.sentence_count, evidence.document_words,
+                   evidence.word_sentences):
+        cached.cache_clear()
+
+
+@pytest.fixture
+def serving(tmp_path):
+    texts = corpus_texts()
+    readings.save(tmp_path, texts)
+    table = readings.load(tmp_path)
+    readings.serve(table)
+    clear_caches()
+    yield texts, table
+    readings.serve(None)
+    clear_caches()
+
+
+def fresh(text):
+    """What the verifier reads with no table (the code before the table, spelled out)."""
+    from historian_blueprint.text.spans import claim_sentence_spans
+    from historian_blueprint.text.words import content_words, name_words
+
+    cuts = claim_sentence_spans(text)
+    return (tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in cuts),
+            tuple(name_words(text[s:e]) for s, e in cuts), frozenset(content_words(text)), len(cuts))
+
+
+def test_stored_readings_equal_fresh_ones_word_for_word(serving):
+    texts, table = serving
+    long = [t for t in texts if len(t) >= readings.MIN_CHARS]
+    assert len(table) == len(set(long)) > 20
+    for text in texts:
+        stored = table.get(text)
+        assert (stored is not None) == (len(text) >= readings.MIN_CHARS)
+        got = (evidence.sentences_of(text), evidence.word_sentences(text), evidence.document_words(text),
+               evidence.sentence_count(text))
+        assert got == fresh(text)
+
+
+def test_a_stored_document_is_not_read_again(serving, monkeypatch):
+    texts, _ = serving
+    clear_caches()
+
+    def no_reading(text):
+        raise AssertionError("read afresh")
+
+    monkeypatch.setattr(evidence, "claim_sentence_spans", no_reading)
+    monkeypatch.setattr(evidence, "content_words", no_reading)
+    long = [t for t in texts if len(t) >= readings.MIN_CHARS]
+    assert all(evidence.sentences_of(t) and evidence.document_words(t) for t in long)
+    with pytest.raises(AssertionError, match="afresh"):
+        evidence.sentences_of(long[0] + " One more sentence.")
+
+
+def test_a_changed_document_is_read_afresh(serving):
+    texts, table = serving
+    text = next(t for t in texts if len(t) >= readings.MIN_CHARS)
+    changed = text.replace(".", ". Not so.", 1)
+    assert table.get(text) is not None and table.get(changed) is None
+    assert evidence.sentences_of(changed) == fresh(changed)[0]
+
+
+def test_a_table_written_by_other_code_is_ignored(tmp_path, monkeypatch):
+    readings.save(tmp_path, corpus_texts(2))
+    assert readings.load(tmp_path) is not None
+    monkeypatch.setattr(readings, "fingerprint", lambda: "another version of the word code")
+    assert readings.load(tmp_path) is None
+    assert readings.load(tmp_path / "missing") is None
+
+
+def test_a_dense_generation_carries_its_documents_readings_and_serves_them(tmp_path):
+    docs = small_docs(per_file=2, chars=4000)
+    app = make_plain_app(tmp_path, docs)
+    try:
+        assert run_reindex(app)["state"] == "succeeded"
+        with app.app_context():
+            loaded = service.get_index()
+            assert (loaded.directory / readings.FILE).is_file()
+            assert len(loaded.readings) == len(docs)
+            text = docs[0]["content"]
+            assert readings.stored(text) == readings.read(text)
+    finally:
+        readings.serve(None)
