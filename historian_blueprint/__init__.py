@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint.app import HistorianState, get_state, get_store, setup
+from historian_blueprint.app import HistorianState, get_settings, get_state, get_store, setup
 from historian_blueprint.cli import build_cli
 from historian_blueprint.config import ConfigError
 from historian_blueprint.index import service as index_service
@@ -20,7 +20,8 @@ from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify import support
 from historian_blueprint.web import build_blueprint
 
-__all__ = ["Historian", "HistorianState", "get_store", "get_state", "ConfigError", "preload", "preload_when_ready"]
+__all__ = ["Historian", "HistorianState", "get_settings", "get_store", "get_state", "ConfigError", "preload",
+           "preload_when_ready"]
 __version__ = "0.1.0"
 
 
@@ -41,8 +42,9 @@ class Historian:
         """Configure Historian for ``app``: settings, storage, blueprint, commands, teardown."""
         setup(app, self.options, collection if collection is not None else self.collection)
         # the support reading is process-wide (the verifier is a library below the app): the scorer on or off
-        support.use_scorer(str(app.config["HISTORIAN_VERIFY_SCORER"]).lower() == "on")
-        app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
+        settings = get_settings(app)
+        support.use_scorer(settings.verify_scorer == "on")
+        app.register_blueprint(build_blueprint(), url_prefix=settings.url_prefix)
         app.cli.add_command(build_cli())
 
 

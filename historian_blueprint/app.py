@@ -1,13 +1,14 @@
 """Historian inside a Flask app: its per-app state, the store accessor, and setting both up.
 
-Everything above this floor reaches the app's Historian through ``get_state()`` and ``get_store()``;
-``setup(app)`` is what ``Historian.init_app`` does before it adds the blueprint and the commands (the
+Everything above this floor reaches the app's Historian through ``get_settings()``, ``get_state()`` and
+``get_store()``; ``setup(app)`` is what ``Historian.init_app`` does before it adds the blueprint and the commands (the
 benchmarks' workspaces use it alone).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ log = logging.getLogger("historian")
 class HistorianState:
     """Per-app state kept in ``app.extensions["historian"]``."""
 
+    settings: cfg.Settings
     stores: StoreFactory
     data_dir: Path
     pending_migrations: list[str] = field(default_factory=list)
@@ -32,28 +34,29 @@ class HistorianState:
 
 
 def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = None) -> HistorianState:
-    """Resolve the settings into ``app.config``, open storage, check migrations, close the store at teardown."""
+    """Resolve the settings (kept in the state, mirrored into ``app.config`` for the host to read), open storage,
+    check migrations, close the store at teardown."""
     explicit = {k: v for k, v in app.config.items() if k.startswith(cfg.PREFIX)}
-    for key, value in cfg.resolve(explicit, options or {}, cfg.environ()).items():
-        app.config.setdefault(key, value)
+    settings = cfg.resolve(explicit, options or {}, os.environ)
+    app.config.update(settings.as_config())
 
-    data_dir = Path(app.config["HISTORIAN_DATA_DIR"] or Path(app.instance_path) / "historian")
+    data_dir = Path(settings.data_dir or Path(app.instance_path) / "historian")
     stores = StoreFactory(
-        uri=app.config["HISTORIAN_MONGODB_URI"],
-        db_name=app.config["HISTORIAN_DB_NAME"],
-        collection=app.config["HISTORIAN_COLLECTION"],
-        fields=FieldMapping(app.config["HISTORIAN_FIELDS"]),
-        prefix=app.config["HISTORIAN_COLLECTION_PREFIX"],
+        uri=settings.mongodb_uri,
+        db_name=settings.db_name,
+        collection=settings.collection,
+        fields=FieldMapping(settings.fields),
+        prefix=settings.collection_prefix,
         data_dir=data_dir,
         host_collection=collection,
     )
-    state = HistorianState(stores=stores, data_dir=data_dir)
+    state = HistorianState(settings=settings, stores=stores, data_dir=data_dir)
     app.extensions["historian"] = state
     app.teardown_appcontext(_close_store)
 
     store = stores.open()
     try:
-        if app.config["HISTORIAN_AUTO_MIGRATE"]:
+        if settings.auto_migrate:
             migrate.apply_pending(store)
         state.pending_migrations = [m.name for m in migrate.pending(store)]
     except Exception as exc:  # the database may be down at start-up; report, keep the app up
@@ -76,6 +79,11 @@ def get_state(app: Flask | None = None) -> HistorianState:
         return app.extensions["historian"]
     except KeyError:
         raise RuntimeError("Historian is not initialised on this app; call Historian(app) first") from None
+
+
+def get_settings(app: Flask | None = None) -> cfg.Settings:
+    """The app's Historian settings (read once, at ``init_app``)."""
+    return get_state(app).settings
 
 
 def get_store() -> Store:

@@ -8,12 +8,11 @@ import time
 from pathlib import Path
 
 import click
-from flask import current_app
 from flask.cli import AppGroup
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
-from historian_blueprint.app import get_state, get_store
+from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.cli_bench import register_bench_commands
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.graph.export import outcome, outcome_counts, to_markdown
@@ -53,7 +52,7 @@ def build_cli() -> AppGroup:
     @group.command("config")
     def config_command() -> None:
         """Print the effective settings as JSON, secrets masked."""
-        click.echo(json.dumps(cfg.redacted(current_app.config), indent=2, default=str))
+        click.echo(json.dumps(cfg.redacted(get_settings().as_config()), indent=2, default=str))
 
     _register_index_commands(group)
     register_bench_commands(group)
@@ -140,8 +139,7 @@ def _register_graph_commands(group: AppGroup) -> None:
         """Check the LLM endpoint (reachable, model listed, a tiny structured call) and explain what is wrong."""
         from historian_blueprint.llm.doctor import diagnose
 
-        config = current_app.config
-        findings = diagnose(LLMSettings.from_config(config), config["HISTORIAN_ENGINE"])
+        findings = diagnose(LLMSettings.of(get_settings()), get_settings().engine)
         for finding in findings:
             click.echo(finding.line())
         if not all(f.ok for f in findings):

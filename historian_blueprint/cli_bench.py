@@ -11,7 +11,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from historian_blueprint.app import get_state, get_store
+from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.index import service
 from historian_blueprint.serving import default_workers
 
@@ -229,7 +229,7 @@ def register_bench_commands(group: AppGroup) -> None:
         from historian_blueprint.web import build_blueprint
 
         def pages(app) -> None:
-            app.register_blueprint(build_blueprint(), url_prefix=app.config["HISTORIAN_URL_PREFIX"])
+            app.register_blueprint(build_blueprint(), url_prefix=get_settings(app).url_prefix)
 
         emit(history_bench.run(workspace_root(workdir), pages, runs=runs, repeat=repeat), as_json)
 

@@ -1,35 +1,36 @@
-"""Historian configuration: defaults, YAML profiles, environment overrides, validation, redaction.
+"""Historian's settings: one typed definition (pydantic-settings), its sources, and their redaction.
 
-Precedence, lowest first: built-in defaults < the YAML profile chosen by ``HISTORIAN_PROFILE`` <
-environment variables ``HISTORIAN_<SECTION>_<KEY>`` < options given to ``Historian(**options)`` <
-keys the host app set in ``app.config`` before ``init_app``.
+Every setting is a field of ``Settings`` with its type, bounds and a one-line description; the README's
+configuration table is generated from them (``python -m historian_blueprint.config --table``; a test keeps
+them equal). Values are layered, later wins: the defaults here < the YAML profile chosen by
+``HISTORIAN_PROFILE`` < environment variables ``HISTORIAN_<KEY>`` (parsed as YAML) < keyword options of
+``Historian(app, **options)`` < keys the host set in ``app.config`` before ``init_app``. An unknown key or a bad
+value raises ``ConfigError`` naming it. The settings are read once, at ``init_app``; the app keeps them
+(``historian_blueprint.app.get_settings()``) and mirrors them into ``app.config`` for the host to read.
 """
 
 from __future__ import annotations
 
-import os
 import re
+import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
 import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from historian_blueprint.resources import resource_path
 
 PREFIX = "HISTORIAN_"
-
-DEFAULT_FIELDS = {
-    "id": "_id",
-    "title": "title",
-    "text": "content",
-    "author": "author",
-    "date": "date",
-    "url": "url",
-    "pages": "pages",
-    "year": "year",
-    "collection": "collection",
-}
-
+PROFILES = ("default", "research", "course")
+NON_CONFIG_ENV = ("HISTORIAN_DEMO_", "HISTORIAN_TEST_")  # environment variables with the prefix that are not settings
+DEFAULT_FIELDS = {"id": "_id", "title": "title", "text": "content", "author": "author", "date": "date", "url": "url",
+                  "pages": "pages", "year": "year", "collection": "collection"}
+# The LLM engine's roles and what HISTORIAN_LLM_ROLES may set for each (defaults: settings.py).
+ROLES = ("planner", "composer", "challenger", "interrogator", "counter_arguer", "judge", "refiner", "mapper")
+ROLE_OPTIONS = ("model", "temperature", "max_tokens", "timeout", "base_url", "api_key")
 # The Content-Security-Policy of Historian's pages. They carry no inline script and no inline style; the one
 # inline style allowed, by its hash, is the stylesheet cytoscape inserts for its container
 # (".__________cytoscape_container { position: relative; }").
@@ -40,233 +41,297 @@ DEFAULT_CSP = (
     "frame-ancestors 'none'"
 )
 
-# One entry per key, without the prefix. The section of a key is its first word.
-DEFAULTS: dict[str, Any] = {
-    "PROFILE": "default",
-    "URL_PREFIX": "/historian",
-    "BASE_TEMPLATE": "historian/base.html",
-    "SOURCE_URL": None,
-    "DATA_DIR": None,
-    "AUTO_MIGRATE": False,
-    "LOGIN_REQUIRED": True,
-    "ADMIN_ROLE": "admin",
-    "API_TOKENS": {},
-    "ENGINE": "embedded",
-    # storage
-    "MONGODB_URI": None,
-    "DB_NAME": "railroad_documents",
-    "COLLECTION": "documents",
-    "COLLECTION_PREFIX": "historian_",
-    "FIELDS": dict(DEFAULT_FIELDS),
-    # index
-    "INDEX_CHUNK_SIZE": 700,
-    "INDEX_CHUNK_OVERLAP": 150,
-    "INDEX_EMBEDDING_MODEL": None,
-    "INDEX_BATCH_SIZE": 8,
-    "INDEX_ENCODER": "auto",
-    "INDEX_CONTEXT_HEADER": True,
-    "INDEX_ENCODER_CACHE": None,
-    "INDEX_APPROXIMATE_ABOVE": 200_000,
-    # retrieval
-    "RETRIEVAL_TOP_K": 12,
-    "RETRIEVAL_RERANK_K": 6,
-    "RETRIEVAL_DENSE_WEIGHT": 0.7,
-    "RETRIEVAL_BM25_WEIGHT": 0.3,
-    # verification
-    "VERIFY_MAX_REVISION_ATTEMPTS": 2,
-    "VERIFY_CHALLENGE_CAP": 0.30,
-    "VERIFY_INTERROGATION_CAP": 0.20,
-    "VERIFY_COUNTER_CAP": 0.25,
-    "VERIFY_VERIFIED_THRESHOLD": 0.80,
-    "VERIFY_FLAGGED_THRESHOLD": 0.60,
-    "VERIFY_HUMAN_REVIEW_THRESHOLD": 0.40,
-    "VERIFY_SCORER": "off",  # "on": the support scorer's logit joins the support reading (opt-in: README)
-    # limits
-    "LIMITS_MAX_QUESTION_CHARS": 2000,
-    "LIMITS_MAX_DRAFT_CHARS": 20000,
-    "LIMITS_TIMEOUT_S": 60,
-    "LIMITS_MAX_BODY_BYTES": 1_000_000,
-    # security
-    "SECURITY_HEADERS": True,
-    "SECURITY_CSP": "auto",
-    # llm engine
-    "LLM_BASE_URL": None,
-    "LLM_API_KEY": None,
-    "LLM_MODEL": "gpt-4o-mini",
-    "LLM_ROLES": {},
-    "LLM_TIMEOUT_S": 30.0,
-    "LLM_MAX_RETRIES": 3,
-    "LLM_BACKOFF_S": 1.0,
-    "LLM_CACHE_TTL_S": 86400,
-    "LLM_STRUCTURED_OUTPUT": "json_mode",
-    "LLM_CONTEXT_TOKENS": 8000,
-    "LLM_CALIBRATION_FILE": None,
-    # knowledge map
-    "MAP_MAX_ROUNDS": 3,
-    "MAP_TOP_K": 8,
-    "MAP_PER_DOCUMENT": 2,
-    "MAP_MAX_SOURCES": 16,
-    "MAP_CREDIBILITY_WEIGHTS": {},
-    "MAP_DOCUMENT_TYPES": {},
-}
-
 SECRET_KEYS = {"LLM_API_KEY", "API_TOKENS"}
-
-# Environment variables with the prefix that are not configuration keys.
-NON_CONFIG_ENV = ("HISTORIAN_DEMO_", "HISTORIAN_TEST_")
-
-PROFILES = ("default", "research", "course")
-
-# The LLM engine's roles and what HISTORIAN_LLM_ROLES may set for each (defaults: settings.py).
-ROLES = ("planner", "composer", "challenger", "interrogator", "counter_arguer", "judge", "refiner", "mapper")
-ROLE_OPTIONS = ("model", "temperature", "max_tokens", "timeout", "base_url", "api_key")
 
 
 class ConfigError(ValueError):
     """A Historian configuration key or value is wrong."""
 
 
+def _f(default: Any, description: str, **bounds: Any) -> Any:
+    return Field(default, description=description, **bounds)
+
+
+class Settings(BaseSettings):
+    """Every Historian setting. Field ``x_y`` is the key ``HISTORIAN_X_Y``."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="forbid", frozen=True, strict=True,
+                                      validate_default=True)
+
+    profile: Literal["default", "research", "course"] = _f(
+        "default", "`default`, `research` (more evidence, longer timeouts) or `course` (quick, stricter)")
+    url_prefix: str = _f("/historian", "where the blueprint is mounted (not `/`)")
+    base_template: str = _f("historian/base.html", "the template Historian's pages extend (a host's own layout)")
+    source_url: str | None = _f(None, "the host's document URL pattern for citation links (`/doc/{source_id}`)")
+    data_dir: str | None = _f(None, "embedded store and index files (none: `<instance>/historian`)")
+    auto_migrate: bool = _f(False, "apply pending schema migrations at start-up")
+    login_required: bool = _f(True, "require a logged-in user (or an API token)")
+    admin_role: str = _f("admin", "the value of `current_user.role` that makes an admin")
+    api_tokens: dict[str, Any] = _f({}, '`{token: {"user": name, "role": role}}` for scripts (secret)')
+    engine: Literal["embedded", "llm"] = _f("embedded", "`embedded` (offline) or `llm` (an OpenAI-compatible endpoint)")
+    mongodb_uri: str | None = _f(None, "MongoDB URI (none: the embedded litemongo store)")
+    db_name: str = _f("railroad_documents", "database name")
+    collection: str = _f("documents", "the host's documents collection")
+    collection_prefix: str = _f("historian_", "prefix of Historian's own collections")
+    fields: dict[str, str] = _f(dict(DEFAULT_FIELDS), "the host documents' field names (`id`, `title`, `text`, "
+                                "`author`, `date`, `url`, `pages`, `year`, `collection`)")
+    index_chunk_size: int = _f(700, "chunk length, characters", ge=100)
+    index_chunk_overlap: int = _f(150, "overlap of consecutive chunks, characters (under half the chunk size)", ge=0)
+    index_embedding_model: str | None = _f(None, "a sentence-transformers model folder (none: the bundled "
+                                           "all-MiniLM-L6-v2)")
+    index_batch_size: int = _f(8, "embedding batch size (small batches pad less); progress every 16 batches",
+                               ge=1, le=1024)
+    index_encoder: Literal["auto", "int8", "onnx", "torch"] = _f(
+        "auto", "the encoder of the index and the queries: `auto` (fp32 ONNX when it reproduces the model, else "
+        "PyTorch), `onnx`, `torch`, or `int8` (the shipped int8 graph: about twice as fast to build, ranks a little "
+        "worse; see the search index docs); changing it asks for `reindex --full`")
+    index_context_header: bool = _f(True, 'index each chunk with a "title — author — date" line (changing it '
+                                    "re-embeds every document)")
+    index_encoder_cache: str | None = _f(None, "where the exported ONNX graph is kept (none: "
+                                         "`~/.cache/historian/onnx`)")
+    index_approximate_above: int = _f(200_000, "chunk count above which FAISS uses an approximate (HNSW) index",
+                                      ge=0)
+    retrieval_top_k: int = _f(12, "chunks retrieved", ge=1, le=200)
+    retrieval_rerank_k: int = _f(6, "chunks kept after reranking (at most `RETRIEVAL_TOP_K`)", ge=1)
+    retrieval_dense_weight: float = _f(0.7, "weight of the meaning (vector) ranking in the fusion", ge=0)
+    retrieval_bm25_weight: float = _f(0.3, "weight of the word (BM25) ranking in the fusion", ge=0)
+    verify_max_revision_attempts: int = _f(2, "revise loop limit", ge=0, le=10)
+    verify_challenge_cap: float = _f(0.30, "the challenger's penalty cap", ge=0, le=1)
+    verify_interrogation_cap: float = _f(0.20, "the interrogator's penalty cap", ge=0, le=1)
+    verify_counter_cap: float = _f(0.25, "the counter-arguer's penalty cap", ge=0, le=1)
+    verify_verified_threshold: float = _f(0.80, "confidence at or above which an answer may be `verified`", ge=0,
+                                          le=1)
+    verify_flagged_threshold: float = _f(0.60, "confidence at or above which it is `flagged` (else lower)", ge=0,
+                                         le=1)
+    verify_human_review_threshold: float = _f(0.40, "confidence under which it is `insufficient_evidence`", ge=0,
+                                              le=1)
+    verify_scorer: Literal["on", "off"] = _f("off", "`on`: the support scorer's logit joins the support reading "
+                                             "(opt-in)")
+    limits_max_question_chars: int = _f(2000, "longest question", ge=1)
+    limits_max_draft_chars: int = _f(20000, "longest draft to verify", ge=1)
+    limits_timeout_s: float = _f(60, "time limit of one run, seconds", gt=0)
+    limits_max_body_bytes: int = _f(1_000_000, "largest JSON body Historian reads (larger: 413 `too_large`)",
+                                    ge=1024)
+    security_headers: bool = _f(True, "add CSP, `X-Content-Type-Options`, `X-Frame-Options`, `Referrer-Policy` "
+                                "and `Cross-Origin-Opener-Policy` to Historian's responses (the host's own kept)")
+    security_csp: str | None = _f("auto", "`auto`: Historian's policy (report-only inside a host's layout); a "
+                                  "policy string: that policy, enforced; none: no CSP header")
+    llm_base_url: str | None = _f(None, "an OpenAI-compatible endpoint (none: OpenAI), e.g. "
+                                  "`http://localhost:11434/v1`")
+    llm_api_key: str | None = _f(None, "the key (secret; none: `OPENAI_API_KEY`); a local server needs none")
+    llm_model: str = _f("gpt-4o-mini", "the model of every role without an override")
+    llm_roles: dict[str, dict[str, Any]] = _f({}, "per role (`planner`, `composer`, `challenger`, `interrogator`, "
+                                              "`counter_arguer`, `judge`, `refiner`, `mapper`): `model`, "
+                                              "`temperature`, `max_tokens`, `timeout`, `base_url`, `api_key`")
+    llm_timeout_s: float = _f(30.0, "per request, seconds (fractions allowed)", gt=0)
+    llm_max_retries: int = _f(3, "retries on 429, 5xx, timeouts and dropped connections", ge=0, le=10)
+    llm_backoff_s: float = _f(1.0, "first retry wait, doubled each time (or the server's `Retry-After`, at most "
+                              "30 s)", ge=0)
+    llm_cache_ttl_s: float = _f(86400, "model replies cached by (model, parameters, prompt), seconds; 0 disables",
+                                ge=0)
+    llm_structured_output: Literal["json_schema", "json_mode", "prompt"] = _f(
+        "json_mode", "`json_schema` (`with_structured_output`), `json_mode` (`response_format: json_object`) or "
+        "`prompt` (plain replies, parsed)")
+    llm_context_tokens: int = _f(8000, "context budget of one call (evidence is cut first, never the rules)",
+                                 ge=1000)
+    llm_calibration_file: str | None = _f(None, "YAML list of `{claim, evidence, finding}` calibration examples "
+                                          "for the challenger")
+    map_max_rounds: int = _f(3, "counter-query rounds of the knowledge map", ge=0, le=3)
+    map_top_k: int = _f(8, "chunks retrieved per map query", ge=1, le=200)
+    map_per_document: int = _f(2, "passages of one document kept per map query", ge=1)
+    map_max_sources: int = _f(16, "sources one map reads", ge=1, le=200)
+    map_credibility_weights: dict[str, float] = _f({}, "weights of the judge's credibility factors over the "
+                                                   "defaults (see the knowledge map docs)")
+    map_document_types: dict[str, float] = _f({}, "value (0–1) of a document type over the defaults, matched "
+                                              "against the document's `doc_type`")
+
+    @field_validator("verify_scorer", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("url_prefix")
+    @classmethod
+    def _prefix(cls, value: str) -> str:
+        if not value.startswith("/") or value == "/":
+            raise ValueError("must start with '/' and not be the site root (the blueprint's static files need a "
+                             "prefix)")
+        return value
+
+    @field_validator("fields")
+    @classmethod
+    def _fields(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = set(value) - set(DEFAULT_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(DEFAULT_FIELDS)}")
+        for name in ("id", "title", "text"):
+            if not value.get(name, DEFAULT_FIELDS[name]):
+                raise ValueError(f"the {name!r} field cannot be empty")
+        return value
+
+    @field_validator("llm_roles")
+    @classmethod
+    def _roles(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for role, opts in value.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+            unknown = set(opts or {}) - set(ROLE_OPTIONS)
+            if unknown:
+                raise ValueError(f"unknown option(s) {sorted(unknown)} for {role}; options: {', '.join(ROLE_OPTIONS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _together(self) -> Settings:
+        def fail(key: str, why: str) -> None:
+            raise ValueError(f"{PREFIX}{key.upper()}={getattr(self, key)!r}: {why}")
+
+        if self.index_chunk_overlap >= self.index_chunk_size // 2:
+            fail("index_chunk_overlap", "must be between 0 and half the chunk size")
+        if self.retrieval_rerank_k > self.retrieval_top_k:
+            fail("retrieval_rerank_k", "need 1 <= RERANK_K <= TOP_K")
+        if not self.verify_human_review_threshold <= self.verify_flagged_threshold <= self.verify_verified_threshold:
+            fail("verify_flagged_threshold", "need HUMAN_REVIEW <= FLAGGED <= VERIFIED thresholds")
+        return self
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Explicit values (app.config over options), the environment, the profile; nothing else (no .env)."""
+        given = getattr(init_settings, "init_kwargs", {})
+        env = _EnvSource(settings_cls, _ENVIRON.get())
+        return init_settings, env, _ProfileSource(settings_cls, given.get("profile") or env().get("profile"))
+
+    def key(self, name: str) -> Any:
+        """One setting by its full key (``"HISTORIAN_RETRIEVAL_TOP_K"``)."""
+        return getattr(self, name.removeprefix(PREFIX).lower())
+
+    def as_config(self) -> dict[str, Any]:
+        """Every setting as ``HISTORIAN_*`` config keys (the mirror in ``app.config``)."""
+        return {PREFIX + name.upper(): value for name, value in self.model_dump().items()}
+
+    def with_profile(self, name: str | None) -> Settings:
+        """These settings with a profile's values on top (a run that picks its own profile)."""
+        if not name:
+            return self
+        values = {**profile_values("default"), **profile_values(name)}
+        return self.model_copy(update={k.lower(): v for k, v in values.items()} | {"profile": name})
+
+
 def profile_values(name: str) -> dict[str, Any]:
-    """Return the flat key -> value mapping of the named YAML profile."""
+    """The flat ``KEY -> value`` mapping of the named YAML profile."""
     if name not in PROFILES:
         raise ConfigError(f"HISTORIAN_PROFILE={name!r} is not one of {', '.join(PROFILES)}")
     with open(resource_path("profiles", f"{name}.yaml"), encoding="utf-8") as fh:
         data = yaml.safe_load(fh) or {}
-    return flatten(data, source=f"profile {name!r}")
-
-
-def flatten(data: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """Turn ``{"retrieval": {"top_k": 20}}`` into ``{"RETRIEVAL_TOP_K": 20}``."""
     flat: dict[str, Any] = {}
     for section, value in data.items():
         section_key = str(section).upper()
-        if isinstance(value, Mapping) and section_key not in DEFAULTS:
-            for key, inner in value.items():
-                flat[f"{section_key}_{str(key).upper()}"] = inner
+        if isinstance(value, Mapping) and section_key.lower() not in Settings.model_fields:
+            flat.update({f"{section_key}_{str(k).upper()}": v for k, v in value.items()})
         else:
             flat[section_key] = value
     for key in flat:
-        if key not in DEFAULTS:
-            raise ConfigError(f"unknown Historian setting {PREFIX}{key} in {source}")
+        if key.lower() not in Settings.model_fields:
+            raise ConfigError(f"unknown Historian setting {PREFIX}{key} in profile {name!r}")
     return flat
 
 
-def env_values(environ: Mapping[str, str]) -> dict[str, Any]:
-    """Return the settings given as ``HISTORIAN_<SECTION>_<KEY>`` environment variables."""
-    values: dict[str, Any] = {}
-    for name, raw in environ.items():
-        if not name.startswith(PREFIX) or name.startswith(NON_CONFIG_ENV):
-            continue
-        key = name[len(PREFIX):]
-        if key not in DEFAULTS:
-            raise ConfigError(f"unknown Historian setting in environment variable {name}")
-        values[key] = _parse_env(key, raw)
-    return values
+class _Environ:
+    """The environment the settings read (a seam for tests and for ``resolve``)."""
+
+    def __init__(self) -> None:
+        self.value: Mapping[str, str] | None = None
+
+    def get(self) -> Mapping[str, str]:
+        import os
+
+        return self.value if self.value is not None else os.environ
 
 
-def _parse_env(key: str, raw: str) -> Any:
-    default = DEFAULTS[key]
-    if isinstance(default, str) or default is None:
-        return raw if raw != "" else None
-    try:
-        return yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{PREFIX}{key}: cannot parse {raw!r}: {exc}") from exc
+_ENVIRON = _Environ()
 
 
-def resolve(explicit: Mapping[str, Any], options: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
-    """Layer defaults, profile, environment, options and explicit app config; return full keys."""
-    for name in explicit:
-        if name.startswith(PREFIX) and name[len(PREFIX):] not in DEFAULTS:
-            raise ConfigError(f"unknown Historian setting {name} in app.config")
-    option_values = {}
+def _textual(info: FieldInfo) -> bool:
+    """A field whose environment value is taken as written (not parsed as YAML: "on" stays "on")."""
+    kinds = get_args(info.annotation) or (info.annotation,)
+    return all(k is str or k is type(None) or isinstance(k, str) for k in kinds)
+
+
+class _EnvSource(PydanticBaseSettingsSource):
+    """``HISTORIAN_<KEY>`` variables, parsed as YAML except for text settings; an unknown one is an error."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        super().__init__(settings_cls)
+        self.environ = environ
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for name, raw in self.environ.items():
+            if not name.startswith(PREFIX) or name.startswith(NON_CONFIG_ENV):
+                continue
+            field = name[len(PREFIX):].lower()
+            info = Settings.model_fields.get(field)
+            if info is None:
+                raise ConfigError(f"unknown Historian setting in environment variable {name}")
+            if _textual(info):
+                values[field] = raw if raw != "" else None
+                continue
+            try:
+                values[field] = yaml.safe_load(raw)
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{name}: cannot parse {raw!r}: {exc}") from exc
+        return values
+
+
+class _ProfileSource(PydanticBaseSettingsSource):
+    """The chosen YAML profile's values."""
+
+    def __init__(self, settings_cls: type[BaseSettings], profile: str | None) -> None:
+        super().__init__(settings_cls)
+        self.profile = profile or "default"
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return {k.lower(): v for k, v in profile_values(self.profile).items()}
+
+
+_PLAIN = {"int_type": "expected an integer", "int_parsing": "expected an integer", "bool_type": "expected true or false",
+          "float_type": "expected a number", "dict_type": "expected a mapping", "string_type": "expected a string"}
+
+
+def resolve(explicit: Mapping[str, Any], options: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
+    """The settings from app.config's ``HISTORIAN_*`` keys, ``Historian(**options)`` and the environment (over the
+    profile and the defaults); ``ConfigError`` names the first key that is unknown or wrong."""
+    given: dict[str, Any] = {}
     for name, value in options.items():
-        key = name.upper().removeprefix(PREFIX)
-        if key not in DEFAULTS:
+        key = name.upper().removeprefix(PREFIX).lower()
+        if key not in Settings.model_fields:
             raise ConfigError(f"unknown Historian option {name!r}")
-        option_values[key] = value
-    env = env_values(environ)
-    explicit_values = {name[len(PREFIX):]: v for name, v in explicit.items() if name.startswith(PREFIX)}
-
-    profile = (
-        explicit_values.get("PROFILE") or option_values.get("PROFILE") or env.get("PROFILE") or DEFAULTS["PROFILE"]
-    )
-    merged: dict[str, Any] = {k: _copy(v) for k, v in DEFAULTS.items()}
-    for layer in (profile_values(profile), env, option_values, explicit_values):
-        merged.update(layer)
-    merged["PROFILE"] = profile
-    validate(merged)
-    return {PREFIX + k: v for k, v in merged.items()}
-
-
-def _copy(value: Any) -> Any:
-    return dict(value) if isinstance(value, dict) else value
-
-
-def validate(values: Mapping[str, Any]) -> None:
-    """Raise ConfigError naming the first key whose value cannot work."""
-
-    def fail(key: str, why: str) -> None:
-        raise ConfigError(f"{PREFIX}{key}={values[key]!r}: {why}")
-
-    for key, default in DEFAULTS.items():
-        value = values[key]
-        if value is None or default is None:
-            continue
-        if isinstance(default, bool):
-            if not isinstance(value, bool):
-                fail(key, "expected true or false")
-        elif isinstance(default, int):
-            if isinstance(value, bool) or not isinstance(value, int):
-                fail(key, "expected an integer")
-        elif isinstance(default, float):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                fail(key, "expected a number")
-        elif isinstance(default, dict):
-            if not isinstance(value, dict):
-                fail(key, "expected a mapping")
-        elif isinstance(default, str) and not isinstance(value, str):
-            fail(key, "expected a string")
-
-    if not str(values["URL_PREFIX"]).startswith("/") or values["URL_PREFIX"] == "/":
-        fail("URL_PREFIX", "must start with '/' and not be the site root (the blueprint's static files need a prefix)")
-    if values["ENGINE"] not in ("embedded", "llm"):
-        fail("ENGINE", "expected 'embedded' or 'llm'")
-    unknown = set(values["FIELDS"]) - set(DEFAULT_FIELDS)
-    if unknown:
-        fail("FIELDS", f"unknown field(s) {sorted(unknown)}; known: {sorted(DEFAULT_FIELDS)}")
-    for name in ("id", "title", "text"):
-        if not values["FIELDS"].get(name, DEFAULT_FIELDS[name]):
-            fail("FIELDS", f"the {name!r} field cannot be empty")
-    for role, opts in (values["LLM_ROLES"] or {}).items():
-        if role not in ROLES:
-            fail("LLM_ROLES", f"unknown role {role!r}; roles: {', '.join(ROLES)}")
-        unknown_opts = set(opts or {}) - set(ROLE_OPTIONS)
-        if unknown_opts:
-            fail("LLM_ROLES", f"unknown option(s) {sorted(unknown_opts)} for {role}; options: {', '.join(ROLE_OPTIONS)}")
-    if values["LLM_STRUCTURED_OUTPUT"] not in ("json_schema", "json_mode", "prompt"):
-        fail("LLM_STRUCTURED_OUTPUT", "expected 'json_schema', 'json_mode' or 'prompt'")
-    if values["LLM_MAX_RETRIES"] < 0 or values["LLM_TIMEOUT_S"] <= 0 or values["LLM_CONTEXT_TOKENS"] < 1000:
-        fail("LLM_TIMEOUT_S", "need TIMEOUT_S > 0, MAX_RETRIES >= 0 and CONTEXT_TOKENS >= 1000")
-    if values["INDEX_ENCODER"] not in ("auto", "int8", "onnx", "torch"):
-        fail("INDEX_ENCODER", "expected 'auto' (the shipped int8 graph for the bundled model, else an fp32 ONNX export "
-                              "when it reproduces the model, else PyTorch), 'int8', 'onnx' or 'torch'")
-    size, overlap = values["INDEX_CHUNK_SIZE"], values["INDEX_CHUNK_OVERLAP"]
-    if size < 100:
-        fail("INDEX_CHUNK_SIZE", "must be at least 100 characters")
-    if not 0 <= overlap < size // 2:
-        fail("INDEX_CHUNK_OVERLAP", "must be between 0 and half the chunk size")
-    if values["RETRIEVAL_TOP_K"] < 1 or not 1 <= values["RETRIEVAL_RERANK_K"] <= values["RETRIEVAL_TOP_K"]:
-        fail("RETRIEVAL_RERANK_K", "need 1 <= RERANK_K <= TOP_K")
-    if values["RETRIEVAL_DENSE_WEIGHT"] < 0 or values["RETRIEVAL_BM25_WEIGHT"] < 0:
-        fail("RETRIEVAL_DENSE_WEIGHT", "weights cannot be negative")
-    if values["VERIFY_MAX_REVISION_ATTEMPTS"] < 0:
-        fail("VERIFY_MAX_REVISION_ATTEMPTS", "cannot be negative")
-    if not values["VERIFY_HUMAN_REVIEW_THRESHOLD"] <= values["VERIFY_FLAGGED_THRESHOLD"] <= values["VERIFY_VERIFIED_THRESHOLD"]:
-        fail("VERIFY_FLAGGED_THRESHOLD", "need HUMAN_REVIEW <= FLAGGED <= VERIFIED thresholds")
-    if str(values["VERIFY_SCORER"]).lower() not in ("on", "off"):
-        fail("VERIFY_SCORER", "must be 'on' or 'off'")
-
+        given[key] = value
+    for name, value in explicit.items():
+        if name.startswith(PREFIX):
+            key = name[len(PREFIX):].lower()
+            if key not in Settings.model_fields:
+                raise ConfigError(f"unknown Historian setting {name} in app.config")
+            given[key] = value
+    _ENVIRON.value = environ
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = str(first["loc"][0]) if first["loc"] else ""
+        why = _PLAIN.get(first["type"], first["msg"].removeprefix("Value error, "))
+        if not where:
+            raise ConfigError(why) from None
+        raise ConfigError(f"{PREFIX}{where.upper()}={first.get('input')!r}: {why}") from None
+    finally:
+        _ENVIRON.value = None
 
 _URI_PASSWORD = re.compile(r"(?<=://)([^:/@]*):([^@/]*)@")  # "user:pw@" and ":pw@" (no user)
 # query options that carry secrets ("tlsCertificateKeyFilePassword=...", "password=...", "...secret=...")
@@ -281,7 +346,7 @@ def redact_uri(uri: str) -> str:
 def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
     """Return the effective Historian settings with every secret masked."""
     out: dict[str, Any] = {}
-    for key in DEFAULTS:
+    for key in (name.upper() for name in Settings.model_fields):
         value = config.get(PREFIX + key)
         if key in SECRET_KEYS and value:
             value = "***" if not isinstance(value, dict) else {"***": f"{len(value)} entries"}
@@ -296,11 +361,16 @@ def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def setting(config: Mapping[str, Any], key: str) -> Any:
-    """Read one resolved setting by its short name (``"RETRIEVAL_TOP_K"``)."""
-    return config[PREFIX + key]
+def table() -> str:
+    """The configuration table of the README, from the fields."""
+    rows = ["| key | default | meaning |", "| --- | --- | --- |"]
+    for name, info in Settings.model_fields.items():
+        default = info.default
+        shown = "none" if default is None else f"`{default}`" if not isinstance(default, dict) else (
+            "`{}`" if not default else "see below")
+        rows.append(f"| `{PREFIX}{name.upper()}` | {shown} | {info.description} |")
+    return "\n".join(rows) + "\n"
 
 
-def environ() -> Mapping[str, str]:
-    """Return the process environment (a seam for tests)."""
-    return os.environ
+if __name__ == "__main__" and "--table" in sys.argv:
+    print(table(), end="")

@@ -1,8 +1,8 @@
-"""Typed settings read from the resolved ``HISTORIAN_*`` config, by one mechanism.
+"""What each layer reads of the settings: small typed views of ``config.Settings``, the one definition.
 
-Each settings class names, per field, the key it is read from (``key("RETRIEVAL_TOP_K")``); ``read``
-builds it from a Flask config (or any mapping of full keys), optionally with a YAML profile's values on
-top. Nothing else maps config keys to settings.
+Each view names, per field, the setting it is read from (``key("RETRIEVAL_TOP_K")``), whose default is the
+definition's (a view cannot drift from it); ``read`` builds a view from the app's ``Settings``, optionally with
+a YAML profile's values on top (a run that picks its own profile).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
-from historian_blueprint.config import PREFIX, ROLES, profile_values
+from historian_blueprint.config import ROLES, Settings
 
 T = TypeVar("T")
 
@@ -29,20 +29,24 @@ ROLE_MAX_TOKENS = {
 VERIFYING_ROLES = frozenset(ROLES) - {"planner", "mapper"}  # the mapper runs in the knowledge map, not in ask
 
 
-def key(name: str, default: Any = None, convert: Callable[[Any], Any] | None = None) -> Any:
-    """A settings field read from ``HISTORIAN_<name>`` (``convert`` applied to the value)."""
-    return field(default=default, metadata={"key": name, "convert": convert})
+def key(name: str, convert: Callable[[Any], Any] | None = None) -> Any:
+    """A view's field read from the setting ``HISTORIAN_<name>`` (``convert`` applied), with its default."""
+    info = Settings.model_fields[name.lower()]
+    value = info.default
+    default = {"default_factory": lambda: dict(value)} if isinstance(value, dict) else {"default": value}
+    return field(**default, metadata={"key": name, "convert": convert})
 
 
-def read(cls: type[T], config: Mapping[str, Any], profile: str | None = None) -> T:
-    """Build ``cls`` from the config; with ``profile``, that profile's values (over the default profile's) win."""
-    values = {**profile_values("default"), **profile_values(profile)} if profile else {}
+def read(cls: type[T], settings: Settings, profile: str | None = None) -> T:
+    """Build the view ``cls`` from the settings; with ``profile``, that profile's values (over the default
+    profile's) win."""
+    settings = settings.with_profile(profile)
     kwargs = {}
     for f in fields(cls):
         name = f.metadata.get("key")
         if name is None:
             continue
-        value = values.get(name, config[PREFIX + name])
+        value = settings.key(name)
         convert = f.metadata.get("convert")
         kwargs[f.name] = convert(value) if convert is not None else value
     return cls(**kwargs)
@@ -52,61 +56,61 @@ def read(cls: type[T], config: Mapping[str, Any], profile: str | None = None) ->
 class Caps:
     """The confidence penalties' caps and the status thresholds (DESIGN.md, "Verification vocabulary")."""
 
-    challenge: float = key("VERIFY_CHALLENGE_CAP", 0.30)
-    interrogation: float = key("VERIFY_INTERROGATION_CAP", 0.20)
-    counter: float = key("VERIFY_COUNTER_CAP", 0.25)
-    verified: float = key("VERIFY_VERIFIED_THRESHOLD", 0.80)
-    flagged: float = key("VERIFY_FLAGGED_THRESHOLD", 0.60)
-    human_review: float = key("VERIFY_HUMAN_REVIEW_THRESHOLD", 0.40)
+    challenge: float = key("VERIFY_CHALLENGE_CAP")
+    interrogation: float = key("VERIFY_INTERROGATION_CAP")
+    counter: float = key("VERIFY_COUNTER_CAP")
+    verified: float = key("VERIFY_VERIFIED_THRESHOLD")
+    flagged: float = key("VERIFY_FLAGGED_THRESHOLD")
+    human_review: float = key("VERIFY_HUMAN_REVIEW_THRESHOLD")
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Caps:
-        return read(cls, config)
+    def of(cls, settings: Settings) -> Caps:
+        return read(cls, settings)
 
 
 @dataclass(frozen=True)
 class RunSettings:
     """What one ask run needs from the config (a profile chosen for the run may change them)."""
 
-    top_k: int = key("RETRIEVAL_TOP_K", 12)
-    rerank_k: int = key("RETRIEVAL_RERANK_K", 6)
-    max_revisions: int = key("VERIFY_MAX_REVISION_ATTEMPTS", 2)
-    max_question_chars: int = key("LIMITS_MAX_QUESTION_CHARS", 2000)
+    top_k: int = key("RETRIEVAL_TOP_K")
+    rerank_k: int = key("RETRIEVAL_RERANK_K")
+    max_revisions: int = key("VERIFY_MAX_REVISION_ATTEMPTS")
+    max_question_chars: int = key("LIMITS_MAX_QUESTION_CHARS")
 
 
 @dataclass(frozen=True)
 class MapSettings:
     """The knowledge map's search breadth, rounds and credibility weights."""
 
-    max_rounds: int = key("MAP_MAX_ROUNDS", 3, lambda v: max(0, min(3, int(v))))
-    top_k: int = key("MAP_TOP_K", 8, int)
-    per_document: int = key("MAP_PER_DOCUMENT", 2, int)
-    max_sources: int = key("MAP_MAX_SOURCES", 16, int)
-    weights: dict = key("MAP_CREDIBILITY_WEIGHTS", None, lambda v: {str(k): float(x) for k, x in (v or {}).items()})
-    document_types: dict = key("MAP_DOCUMENT_TYPES", None, lambda v: {str(k): float(x) for k, x in (v or {}).items()})
+    max_rounds: int = key("MAP_MAX_ROUNDS", lambda v: max(0, min(3, int(v))))
+    top_k: int = key("MAP_TOP_K", int)
+    per_document: int = key("MAP_PER_DOCUMENT", int)
+    max_sources: int = key("MAP_MAX_SOURCES", int)
+    weights: dict = key("MAP_CREDIBILITY_WEIGHTS", lambda v: {str(k): float(x) for k, x in (v or {}).items()})
+    document_types: dict = key("MAP_DOCUMENT_TYPES", lambda v: {str(k): float(x) for k, x in (v or {}).items()})
 
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    top_k: int = key("RETRIEVAL_TOP_K", 12)
-    dense_weight: float = key("RETRIEVAL_DENSE_WEIGHT", 0.7)
-    bm25_weight: float = key("RETRIEVAL_BM25_WEIGHT", 0.3)
+    top_k: int = key("RETRIEVAL_TOP_K")
+    dense_weight: float = key("RETRIEVAL_DENSE_WEIGHT")
+    bm25_weight: float = key("RETRIEVAL_BM25_WEIGHT")
 
 
 @dataclass(frozen=True)
 class IndexSettings:
-    chunk_size: int = key("INDEX_CHUNK_SIZE", 700)
-    chunk_overlap: int = key("INDEX_CHUNK_OVERLAP", 150)
+    chunk_size: int = key("INDEX_CHUNK_SIZE")
+    chunk_overlap: int = key("INDEX_CHUNK_OVERLAP")
     model_path: str | None = key("INDEX_EMBEDDING_MODEL")
-    batch_size: int = key("INDEX_BATCH_SIZE", 64)
-    approximate_above: int = key("INDEX_APPROXIMATE_ABOVE", 200_000)
-    context_header: bool = key("INDEX_CONTEXT_HEADER", True)
-    encoder: str = key("INDEX_ENCODER", "auto")
+    batch_size: int = key("INDEX_BATCH_SIZE")
+    approximate_above: int = key("INDEX_APPROXIMATE_ABOVE")
+    context_header: bool = key("INDEX_CONTEXT_HEADER")
+    encoder: str = key("INDEX_ENCODER")
     encoder_cache: str | None = key("INDEX_ENCODER_CACHE")
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> IndexSettings:
-        return read(cls, config)
+    def of(cls, settings: Settings) -> IndexSettings:
+        return read(cls, settings)
 
 
 @dataclass(frozen=True)
@@ -126,20 +130,20 @@ class LLMSettings:
 
     base_url: str | None = key("LLM_BASE_URL")
     api_key: str | None = key("LLM_API_KEY")
-    model: str = key("LLM_MODEL", "gpt-4o-mini")
-    roles: Mapping[str, Mapping[str, Any]] = key("LLM_ROLES", convert=lambda v: v or {})
-    timeout: float = key("LLM_TIMEOUT_S", 30.0, float)
-    max_retries: int = key("LLM_MAX_RETRIES", 3, int)
-    backoff: float = key("LLM_BACKOFF_S", 1.0, float)
-    cache_ttl: float = key("LLM_CACHE_TTL_S", 86400.0, float)
-    structured_output: str = key("LLM_STRUCTURED_OUTPUT", "json_mode")
-    context_tokens: int = key("LLM_CONTEXT_TOKENS", 8000, int)
+    model: str = key("LLM_MODEL")
+    roles: Mapping[str, Mapping[str, Any]] = key("LLM_ROLES")
+    timeout: float = key("LLM_TIMEOUT_S", float)
+    max_retries: int = key("LLM_MAX_RETRIES", int)
+    backoff: float = key("LLM_BACKOFF_S", float)
+    cache_ttl: float = key("LLM_CACHE_TTL_S", float)
+    structured_output: str = key("LLM_STRUCTURED_OUTPUT")
+    context_tokens: int = key("LLM_CONTEXT_TOKENS", int)
     calibration_file: str | None = key("LLM_CALIBRATION_FILE")
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> LLMSettings:
-        """Read the HISTORIAN_LLM_* keys; the API key falls back to OPENAI_API_KEY."""
-        settings = read(cls, config)
+    def of(cls, app_settings: Settings) -> LLMSettings:
+        """Read the HISTORIAN_LLM_* settings; the API key falls back to OPENAI_API_KEY."""
+        settings = read(cls, app_settings)
         return settings if settings.api_key else settings.with_(api_key=os.environ.get("OPENAI_API_KEY"))
 
     def role(self, name: str) -> RoleSettings:

@@ -12,10 +12,13 @@ from historian_blueprint.demo import create_app
 from tests.conftest import login, small_docs
 
 
+TOKENS = {"tok-admin": {"user": "ops", "role": "admin"}, "tok-r": {"user": "r"}}
+
+
 @pytest.fixture
 def small_demo(tmp_path, demo_users):
     app = create_app({"TESTING": True, "DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False,
-                      "HISTORIAN_INDEX_BATCH_SIZE": 1})
+                      "HISTORIAN_INDEX_BATCH_SIZE": 1, "HISTORIAN_API_TOKENS": TOKENS})
     with app.app_context():
         get_store().documents.insert_many(small_docs())
     return app
@@ -77,7 +80,6 @@ def test_reindex_from_the_admin_page_with_advancing_progress(small_demo):
 
 
 def test_api_reindex_with_token_and_busy_conflict(small_demo):
-    small_demo.config["HISTORIAN_API_TOKENS"] = {"tok-admin": {"user": "ops", "role": "admin"}, "tok-r": {"user": "r"}}
     api = small_demo.test_client()
     headers = {"Authorization": "Bearer tok-admin"}
     assert api.post("/historian/api/reindex", json={}, headers={"Authorization": "Bearer tok-r"}).status_code == 403

@@ -4,6 +4,7 @@ up, and no two modules import each other, however indirectly (docs/architecture.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,31 @@ def test_modules_stay_readable_in_one_sitting():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
     ]
     assert not long_functions, long_functions
+
+
+_CONFIG_READ = re.compile(r"""config(?:\[|\.get\()\s*["']HISTORIAN_""")
+
+
+def test_settings_are_read_only_through_the_one_definition():
+    """No module but config.py reads a ``HISTORIAN_*`` key from a Flask config: the rest ask ``get_settings()``."""
+    readers = sorted(name for name, path in modules().items()
+                     if name != "historian_blueprint.config" and _CONFIG_READ.search(path.read_text(encoding="utf-8")))
+    assert not readers, f"read the settings with get_settings(), not app.config: {readers}"
+
+
+def test_the_settings_have_one_definition():
+    """One class defines the settings; the views in settings.py take every default from it."""
+    from dataclasses import MISSING, fields
+
+    from historian_blueprint import settings
+    from historian_blueprint.config import Settings
+
+    defined = [name for name, path in modules().items()
+               if re.search(r"^class \w+\(BaseSettings\)|^DEFAULTS\b", path.read_text(encoding="utf-8"), re.M)]
+    assert defined == ["historian_blueprint.config"]
+    for view in (settings.Caps, settings.RunSettings, settings.MapSettings, settings.RetrievalSettings,
+                 settings.IndexSettings, settings.LLMSettings):
+        for f in fields(view):
+            if "key" in f.metadata:
+                default = f.default if f.default is not MISSING else f.default_factory()
+                assert default == Settings.model_fields[f.metadata["key"].lower()].default, (view, f.name)

@@ -101,7 +101,7 @@ def test_redacted_view_hides_every_secret():
         {},
         {},
     )
-    view = cfg.redacted(resolved)
+    view = cfg.redacted(resolved.as_config())
     text = repr(view)
     for secret in ("sk-very-secret-1234", "hunter2pass", "tok-abcdef-secret", "sk-judge-secret"):
         assert secret not in text
@@ -109,8 +109,18 @@ def test_redacted_view_hides_every_secret():
     assert view["HISTORIAN_LLM_ROLES"]["judge"]["model"] == "m"
 
 
-def test_config_api_is_admin_only_and_redacted(app, admin, researcher):
-    app.config["HISTORIAN_LLM_API_KEY"] = "sk-live-key-9999"
+@pytest.fixture
+def keyed(tmp_path, demo_users):
+    from historian_blueprint.demo import create_app
+
+    return create_app({"TESTING": True, "DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False,
+                       "HISTORIAN_LLM_API_KEY": "sk-live-key-9999"})
+
+
+def test_config_api_is_admin_only_and_redacted(keyed):
+    from tests.conftest import login
+
+    researcher, admin = login(keyed.test_client()), login(keyed.test_client(), "root", "root-pw")
     assert researcher.get("/historian/api/config").status_code == 403
     response = admin.get("/historian/api/config")
     assert response.status_code == 200
@@ -118,17 +128,46 @@ def test_config_api_is_admin_only_and_redacted(app, admin, researcher):
     assert b"sk-live-key-9999" not in response.data
 
 
-def test_config_command_prints_redacted_json(app, runner):
-    app.config["HISTORIAN_LLM_API_KEY"] = "sk-cli-secret"
-    result = runner.invoke(args=["historian", "config"])
+def test_config_command_prints_redacted_json(keyed):
+    result = keyed.test_cli_runner().invoke(args=["historian", "config"])
     assert result.exit_code == 0
-    assert "sk-cli-secret" not in result.output
+    assert "sk-live-key-9999" not in result.output
     assert '"HISTORIAN_LLM_API_KEY": "***"' in result.output
 
 
 def test_the_llm_timeout_takes_fractions_of_a_second():
     from historian_blueprint import config as cfg
 
-    assert cfg.resolve({}, {}, {"HISTORIAN_LLM_TIMEOUT_S": "0.5"})["HISTORIAN_LLM_TIMEOUT_S"] == 0.5
+    assert cfg.resolve({}, {}, {"HISTORIAN_LLM_TIMEOUT_S": "0.5"}).llm_timeout_s == 0.5
     with pytest.raises(cfg.ConfigError, match="LLM_TIMEOUT_S"):
         cfg.resolve({}, {}, {"HISTORIAN_LLM_TIMEOUT_S": "soon"})
+
+
+def test_the_readme_table_is_generated_from_the_settings():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("-->\n", readme.index("<!-- settings table")) + 4
+    assert readme[start:readme.index("<!-- end of settings table")] == cfg.table()
+
+
+def test_every_setting_has_a_type_and_a_description():
+    for name, info in cfg.Settings.model_fields.items():
+        assert info.annotation is not None and info.description and len(info.description) > 8, name
+
+
+def test_settings_bounds_are_enforced(tmp_path):
+    for key, value in (("HISTORIAN_RETRIEVAL_TOP_K", 0), ("HISTORIAN_LLM_MAX_RETRIES", -1),
+                       ("HISTORIAN_VERIFY_CHALLENGE_CAP", 1.5), ("HISTORIAN_MAP_MAX_ROUNDS", 9),
+                       ("HISTORIAN_AUTO_MIGRATE", "yes")):
+        with pytest.raises(ConfigError, match=key):
+            Historian(make_app(tmp_path, **{key: value}))
+
+
+def test_settings_are_read_once_at_init(tmp_path):
+    from historian_blueprint import get_settings
+
+    app = make_app(tmp_path, HISTORIAN_RETRIEVAL_TOP_K=15)
+    Historian(app)
+    assert app.config["HISTORIAN_RETRIEVAL_TOP_K"] == 15 and get_settings(app).retrieval_top_k == 15
+    assert app.config["HISTORIAN_PROFILE"] == "default"  # the whole resolved set is mirrored for the host

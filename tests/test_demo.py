@@ -176,3 +176,16 @@ def test_the_demo_reader_links_odd_ids_to_themselves_too(researcher, app):
     listing = researcher.get("/?q=Odd one").get_data(as_text=True)
     assert 'href="/documents/evil%2F..%2Fx"' in listing
     assert "Held." in researcher.get("/documents/evil%2F..%2Fx").get_data(as_text=True)
+
+
+def test_help_writes_nothing(tmp_path):
+    """`historian --help` and `historian serve --help` print their help without making a demo home, users or a
+    store (the app is made only when a command runs)."""
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HISTORIAN_")}
+    env.update(HISTORIAN_DEMO_HOME=str(home), HOME=str(tmp_path / "user"))
+    script = Path(sys.executable).with_name("historian")
+    for args in (["--help"], ["serve", "--help"], ["reindex", "--help"], ["bench", "--help"]):
+        done = subprocess.run([str(script), *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Usage: historian" in done.stdout, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "a --help wrote files"

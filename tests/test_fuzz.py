@@ -112,8 +112,8 @@ def env(tmp_path_factory):
             if name.startswith("HISTORIAN_") and not name.startswith("HISTORIAN_TEST_"):
                 mp.delenv(name)
         mp.setenv("HISTORIAN_DEMO_USERS", "alice:alice-pw:researcher,root:root-pw:admin")
-        app = create_app({"TESTING": True, "DEMO_HOME": str(home / "home"), "DEMO_LOAD_CORPUS": False})
-    app.config["HISTORIAN_API_TOKENS"] = TOKENS
+        app = create_app({"TESTING": True, "DEMO_HOME": str(home / "home"), "DEMO_LOAD_CORPUS": False,
+                          "HISTORIAN_API_TOKENS": TOKENS})
     docs = small_docs(per_file=2, chars=1000) + [
         {"_id": ODD_DOC, "title": "<script>alert(1)</script> odd", "year": 1893, "collection": "Odd",
          "content": "The panic of 1893 closed banks in Chicago and\u0000 New York.\n\u202eevil\u202c"}]

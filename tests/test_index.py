@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from historian_blueprint import get_state, get_store
+from historian_blueprint import get_settings, get_state, get_store
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index import jobs, service
 from historian_blueprint.index.builder import reindex
@@ -224,7 +224,7 @@ def test_killed_reindex_leaves_the_old_generation_serving(tmp_path):
 def test_builder_records_encode_time_and_counts(tmp_path):
     app = make_plain_app(tmp_path, small_docs(per_file=1))
     with app.app_context():
-        result = reindex(get_store(), service.index_dir(), IndexSettings.from_config(app.config), embedder=service.embedder())
+        result = reindex(get_store(), service.index_dir(), IndexSettings.of(get_settings(app)), embedder=service.embedder())
     assert result.counts["chunks"] == result.counts["embedded_chunks"] > 0
     assert 0 < result.timings["encode_s"] <= result.timings["total_s"]
     assert get_state(app).data_dir.joinpath("index", f"gen-{result.generation:06d}", "faiss.index").exists()
@@ -275,7 +275,7 @@ class Fragile:
 def test_an_interrupted_build_resumes_from_its_checkpoint(tmp_path):
     app = make_plain_app(tmp_path, small_docs(), HISTORIAN_INDEX_BATCH_SIZE=1)  # blocks of 16 chunks
     with app.app_context():
-        store, settings, inner, where = get_store(), IndexSettings.from_config(app.config), service.embedder(), service.index_dir()
+        store, settings, inner, where = get_store(), IndexSettings.of(get_settings(app)), service.embedder(), service.index_dir()
         dying = Fragile(inner, blocks=2)
         with pytest.raises(Dies):
             reindex(store, where, settings, embedder=dying)
@@ -299,7 +299,7 @@ def test_a_checkpoint_is_never_used_by_another_model(tmp_path):
     """Two models in folders of the same name: the second may not resume from the first one's vectors."""
     app = make_plain_app(tmp_path, small_docs(), HISTORIAN_INDEX_BATCH_SIZE=1)
     with app.app_context():
-        store, settings, inner, where = get_store(), IndexSettings.from_config(app.config), service.embedder(), service.index_dir()
+        store, settings, inner, where = get_store(), IndexSettings.of(get_settings(app)), service.embedder(), service.index_dir()
         first, second = tmp_path / "a" / "model", tmp_path / "b" / "model"
         for folder, weights in ((first, b"one"), (second, b"two, longer")):
             folder.mkdir(parents=True)
@@ -332,7 +332,7 @@ def test_a_first_build_serves_by_words_while_its_vectors_are_made(tmp_path):
                 assert release.wait(60)
                 return real.encode(texts, batch_size=batch_size)
 
-        settings, store, where = IndexSettings.from_config(app.config), get_store(), service.index_dir()
+        settings, store, where = IndexSettings.of(get_settings(app)), get_store(), service.index_dir()
         result: dict = {}
         worker = threading.Thread(target=lambda: result.update(r=reindex(store, where, settings, embedder=Held())))
         worker.start()

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from historian_blueprint import get_settings
 from historian_blueprint.graph.run import ask, engine, make_context
 from historian_blueprint.llm.budget import fit
 from historian_blueprint.llm.client import LLMClient, ResponseCache
@@ -30,7 +31,7 @@ def app(tmp_path_factory):
 def run(app, models, **settings):
     """Ask with scripted role models (no sleeping between retries)."""
     with app.app_context():
-        base = LLMSettings.from_config(app.config).with_(backoff=0.0, **settings)
+        base = LLMSettings.of(get_settings(app)).with_(backoff=0.0, **settings)
         client = LLMClient(base, factory=fx.factory(models), sleep=lambda s: None)
         out = ask(QUESTION, context=make_context(engine=engine(client)))
         content = {c["id"]: c for c in out["citations"]}
@@ -130,7 +131,7 @@ def test_asking_again_is_served_from_the_cache(app, tmp_path):
 
     cache = ResponseCache(mongomock.MongoClient().db.cache, ttl=60)
     with app.app_context():
-        settings = LLMSettings.from_config(app.config)
+        settings = LLMSettings.of(get_settings(app))
         models = fx.scripted_roles()
         client = LLMClient(settings, factory=fx.factory(models), cache=cache)
         first = ask(QUESTION, context=make_context(engine=engine(client)))

@@ -201,3 +201,41 @@ def test_a_users_runs_stay_theirs_across_logout_and_login(tmp_path, demo_users):
     assert client.get(f"/historian/runs/{run_id}").status_code == 200
     with app.app_context():
         assert get_store().runs.find_one({"_id": run_id})["user_id"] == "alice"
+
+
+def test_a_host_without_a_login_manager_hears_the_fix_and_its_users_get_a_page(tmp_path, caplog):
+    from flask import Flask
+
+    from historian_blueprint import Historian
+
+    app = Flask("host", instance_path=str(tmp_path / "instance"))
+    app.config.update(SECRET_KEY="t", HISTORIAN_AUTO_MIGRATE=True)
+    Historian(app)
+    client = app.test_client()
+    with caplog.at_level("WARNING", logger="historian"):
+        page = client.get("/historian/")
+        client.get("/historian/")
+    warned = [r.getMessage() for r in caplog.records if "LoginManager" in r.getMessage()]
+    assert len(warned) == 1 and "user_loader" in warned[0] and "HISTORIAN_LOGIN_REQUIRED=False" in warned[0]
+    assert page.status_code == 401 and page.mimetype == "text/html" and b"Log in to use Historian" in page.data
+    api = client.get("/historian/api/runs")
+    assert api.status_code == 401 and api.json["error"]["code"] == "unauthorized"
+
+
+def test_a_host_with_a_login_view_sends_people_to_it(tmp_path, caplog):
+    from flask import Flask
+    from flask_login import LoginManager
+
+    from historian_blueprint import Historian
+
+    app = Flask("host", instance_path=str(tmp_path / "instance"))
+    app.config.update(SECRET_KEY="t", HISTORIAN_AUTO_MIGRATE=True)
+    Historian(app)
+    manager = LoginManager(app)  # after Historian: the check waits for the first request
+    manager.user_loader(lambda user_id: None)
+    manager.login_view = "login"
+    app.add_url_rule("/login", "login", lambda: "the host's login")
+    with caplog.at_level("WARNING", logger="historian"):
+        page = app.test_client().get("/historian/")
+    assert page.status_code == 302 and page.location.startswith("/login?next=")
+    assert not [r for r in caplog.records if "LoginManager" in r.getMessage() or "login_view" in r.getMessage()]

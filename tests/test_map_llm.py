@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from historian_blueprint import get_settings
 from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, role_of
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.mapping.run import make_map_context, map_topic
@@ -47,7 +48,7 @@ def app(tmp_path_factory):
 def scripted_map(app, script):
     models = fx.scripted_roles(mapper=script)
     with app.app_context():
-        client = LLMClient(LLMSettings.from_config(app.config).with_(backoff=0.0), factory=fx.factory(models), sleep=lambda s: None)
+        client = LLMClient(LLMSettings.of(get_settings(app)).with_(backoff=0.0), factory=fx.factory(models), sleep=lambda s: None)
         return map_topic(TOPIC, context=make_map_context(client)), models["mapper"]
 
 

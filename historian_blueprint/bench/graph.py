@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from historian_blueprint.app import get_settings
 from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, workspace
 from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
 from historian_blueprint.graph.run import ask, engine, make_context
@@ -146,7 +147,7 @@ def run_llm(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     ensure_index(app)
     questions = [q["question"] for q in read_jsonl(data / "eval" / "historian_qa_dev.jsonl")][:n]
     with OpenAICompatibleServer(faithful_responder, models=("bench-model",)) as server, app.app_context():
-        settings = LLMSettings.from_config(app.config).with_(base_url=server.url, model="bench-model", api_key="x", cache_ttl=0)
+        settings = LLMSettings.of(get_settings(app)).with_(base_url=server.url, model="bench-model", api_key="x", cache_ttl=0)
         client = LLMClient(settings)
         ask(questions[0], context=make_context(engine=engine(client)))  # warm
         total_ms, model_ms, overhead_ms, calls = [], [], [], []

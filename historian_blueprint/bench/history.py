@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask
 
 from historian_blueprint import history
-from historian_blueprint.app import get_store
+from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.bench.common import percentile, workspace
 
 USER = "anonymous"  # who a test client is when login is not required
@@ -86,7 +86,7 @@ def run(root: Path, register_pages: Callable[[Flask], None], runs: int = 10_000,
                  .sort("created_at", -1).limit(50))
             times.append((time.perf_counter() - t0) * 1000)
     page = client.get("/historian/api/runs").get_json()
-    return {"runs": runs, "user": USER, "store": "litemongo" if not app.config.get("HISTORIAN_MONGODB_URI") else "mongodb",
+    return {"runs": runs, "user": USER, "store": "litemongo" if not get_settings(app).mongodb_uri else "mongodb",
             **setup, "repeat": repeat, "pages": figures, "total_on_page_1": page["total"],
             "query_without_history_ms": {"p50": round(percentile(times, 50), 1), "max": round(max(times), 1)},
             "slowest_page_p95_ms": max(f["p95_ms"] for label, f in figures.items() if "search" not in label)}

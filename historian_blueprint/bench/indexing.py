@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.app import get_store
+from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, workspace
 from historian_blueprint.index import service
 
@@ -38,7 +38,7 @@ def run(root: Path, limit_docs: int | None = None, seed: int = 7) -> dict[str, A
             for s, t in zip(loaded.rows.source_ids, loaded.rows.texts)
         ]
         model = service.embedder()
-        batch = app.config["HISTORIAN_INDEX_BATCH_SIZE"]
+        batch = get_settings(app).index_batch_size
         t0 = time.perf_counter()
         model.encode(texts, batch_size=batch)
         raw_s = time.perf_counter() - t0

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.app import get_store
+from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.bench.common import (
     SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, rss_mb, workspace,
 )
@@ -25,13 +25,12 @@ def queries(data: Path, n: int) -> list[str]:
 
 def measure(app: Any, texts: list[str], warmup: int = 10) -> dict[str, Any]:
     with app.app_context():
-        config = app.config
         for text in texts[:warmup]:
-            service.retrieve(text, rerank_k=config["HISTORIAN_RETRIEVAL_RERANK_K"])
+            service.retrieve(text, rerank_k=get_settings(app).retrieval_rerank_k)
         latencies = []
         for text in texts:
             t0 = time.perf_counter()
-            service.retrieve(text, rerank_k=config["HISTORIAN_RETRIEVAL_RERANK_K"])
+            service.retrieve(text, rerank_k=get_settings(app).retrieval_rerank_k)
             latencies.append((time.perf_counter() - t0) * 1000)
         loaded = service.get_index()
         return {

@@ -23,7 +23,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.serving import WSGIRequestHandler
 from wtforms import ValidationError
 
-from historian_blueprint import Historian, get_state, get_store, preload
+from historian_blueprint import Historian, get_settings, get_state, get_store, preload
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.config import DEFAULT_CSP
 from historian_blueprint.demo.login import NONCE, LoginThrottle, safe_next
@@ -157,7 +157,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     @app.after_request
     def security_headers(response):
-        return headers.apply(response, app.config)
+        return headers.apply(response, get_settings(app))
 
     app.register_blueprint(build_reader())
     app.cli.commands["historian"].add_command(serve_command)
@@ -283,7 +283,7 @@ def serve_command(port: int, workers: int, threads: int) -> None:
             click.echo("Building the search index in the background (progress on the admin page, /historian/admin/reindex).")
         except service.ReindexBusy:
             pass
-    click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {app.config['HISTORIAN_URL_PREFIX']}/)")
+    click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {get_settings(app).url_prefix}/)")
     if workers > 1:
         get_store().close()  # the workers fork from this process: none of them may inherit an open connection
         try:
@@ -338,9 +338,13 @@ class QuietHandler(WSGIRequestHandler):
 
 
 def main() -> None:
-    """Console script ``historian``: ``flask --app historian_blueprint.demo historian ...``."""
+    """Console script ``historian``: ``flask --app historian_blueprint.demo historian ...``. The demo app (which
+    makes its home, its users and loads the corpus) is created only when a command runs: ``--help`` writes
+    nothing."""
     from flask.cli import ScriptInfo
 
-    app = create_app()
-    group = app.cli.commands["historian"]
-    group.main(args=sys.argv[1:], prog_name="historian", obj=ScriptInfo(create_app=lambda: app))
+    from historian_blueprint.cli import build_cli
+
+    group = build_cli()
+    group.add_command(serve_command)
+    group.main(args=sys.argv[1:], prog_name="historian", obj=ScriptInfo(create_app=create_app))

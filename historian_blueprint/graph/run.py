@@ -11,7 +11,7 @@ from typing import Any
 from flask import current_app
 
 from historian_blueprint import history as run_history
-from historian_blueprint.app import get_state, get_store
+from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.graph import compiled
 from historian_blueprint.graph.nodes import Context
@@ -30,7 +30,7 @@ def llm_client() -> LLMClient:
     """The app's LLM client (one per app: chat models and the response cache are shared by its runs)."""
     state = get_state()
     if "llm_client" not in state.extras:
-        settings = LLMSettings.from_config(current_app.config)
+        settings = LLMSettings.of(get_settings())
         cache = ResponseCache(get_store().collection("llm_cache"), settings.cache_ttl)
         state.extras["llm_client"] = LLMClient(settings, cache=cache)
     return state.extras["llm_client"]
@@ -39,13 +39,13 @@ def llm_client() -> LLMClient:
 def engine(client: LLMClient | None = None, kind: str | None = None) -> Engine:
     """The roles of one run, from the configured engine (``kind``: "embedded" or "llm"; ``client``: the LLM engine
     over this client, e.g. one with a scripted model). An LLM run gets its own token usage."""
-    config = current_app.config
-    caps = Caps.from_config(config)
-    if client is None and (kind or config["HISTORIAN_ENGINE"]) != "llm":
+    settings = get_settings()
+    caps = Caps.of(settings)
+    if client is None and (kind or settings.engine) != "llm":
         return offline_engine(caps)
     client = client or llm_client()
     llm = LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
-    return llm_engine(llm, caps, read(LLMSettings, config).context_tokens)
+    return llm_engine(llm, caps, read(LLMSettings, settings).context_tokens)
 
 
 def make_context(profile: str | None = None, **overrides: Any) -> Context:
@@ -71,8 +71,8 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
     context = Context(
         retrieve=retrieve, get_document=get, search=collection_search(get), bylines=bylines,
         embed=lambda texts: service.meaning().encode(texts),
-        engine=overrides.pop("engine", None) or engine(), caps=Caps.from_config(config), n_documents=n_documents,
-        **asdict(read(RunSettings, config, profile)),
+        engine=overrides.pop("engine", None) or engine(), caps=Caps.of(get_settings()), n_documents=n_documents,
+        **asdict(read(RunSettings, get_settings(), profile)),
     )
     for key, value in overrides.items():
         if not hasattr(context, key):
@@ -162,7 +162,7 @@ def stream(
         "index_generation": service.holder().loaded_generation,
         "route": state.get("route"),
         "sub_queries": state.get("sub_queries", []),
-        "profile": profile or current_app.config["HISTORIAN_PROFILE"],
+        "profile": profile or get_settings().profile,
         "thread_id": thread_id or run_id,
         "parent_id": parent_id,
         "collection": collection_extent(),

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from historian_blueprint.app import get_state, get_store
+from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.index import jobs
 from historian_blueprint.index.builder import context_header, indexed_text
 from historian_blueprint.index.documents import DocumentSearch
@@ -38,7 +38,7 @@ def index_dir(app: Flask | None = None) -> Path:
 def embedder(app: Flask | None = None) -> Embedder:
     """Return the configured search encoder (HISTORIAN_INDEX_ENCODER: the exact fp32 ONNX export by default, the
     shipped int8 graph when chosen), the one that embeds the index and the queries."""
-    settings = read(IndexSettings, (app or current_app).config)
+    settings = read(IndexSettings, get_settings(app))
     return get_embedder(settings.model_path, settings.encoder, settings.encoder_cache)
 
 
@@ -46,7 +46,7 @@ def meaning(app: Flask | None = None) -> Embedder:
     """The encoder that compares statements by meaning (the map's conflicts, a comparison's sides): the configured
     model's exact vectors (fp32 ONNX, else PyTorch), whose thresholds were fit on them; the index's int8 encoder is
     for search only."""
-    settings = read(IndexSettings, (app or current_app).config)
+    settings = read(IndexSettings, get_settings(app))
     if settings.encoder != "int8":  # the search encoder gives the exact vectors already: one model in memory
         return embedder(app)
     return get_embedder(settings.model_path, "exact", settings.encoder_cache)
@@ -91,7 +91,7 @@ def retrieve(
     filters: Filters = Filters(),
 ) -> list[Hit]:
     """Rank chunks for a query with the configured weights; rerank to ``rerank_k`` when given."""
-    settings = read(RetrievalSettings, current_app.config)
+    settings = read(RetrievalSettings, get_settings())
     loaded = get_index()
     vector = embedder().encode([query])[0] if mode != "bm25" and loaded.dense else None
     hits = loaded.search(
@@ -144,7 +144,7 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
         with app.app_context():
             own = get_state(app).stores.open()
             try:
-                jobs.run(own, job_id, index_dir(app), read(IndexSettings, app.config), embedder(app))
+                jobs.run(own, job_id, index_dir(app), read(IndexSettings, get_settings(app)), embedder(app))
             except Exception:  # recorded in the job by jobs.run
                 pass
             finally:
@@ -159,7 +159,7 @@ def run_claimed(job_id: str, progress_store: Any = None) -> Any:
     """Run a claimed job in the calling thread (the CLI)."""
     app = current_app._get_current_object()
     try:
-        return jobs.run(progress_store or get_store(), job_id, index_dir(app), read(IndexSettings, app.config), embedder(app))
+        return jobs.run(progress_store or get_store(), job_id, index_dir(app), read(IndexSettings, get_settings(app)), embedder(app))
     finally:
         holder(app).invalidate()
 

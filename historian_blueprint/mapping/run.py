@@ -8,10 +8,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import current_app
-
 from historian_blueprint import history
-from historian_blueprint.app import get_store
+from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.index import service
 from historian_blueprint.mapping.graph import MapContext, iter_map
 from historian_blueprint.settings import MapSettings, read
@@ -21,7 +19,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     """The map's view of this app: hybrid retrieval over the serving index, the store's documents, the
     index's embedder, the HISTORIAN_MAP_* settings, and with the LLM engine (``HISTORIAN_ENGINE=llm``, or a
     ``client`` given, e.g. one with scripted models) its mapper role."""
-    settings = read(MapSettings, current_app.config)
+    settings = read(MapSettings, get_settings())
     store = get_store()
     service.get_index()  # IndexNotBuilt / IndexMismatch say what to do before anything runs
 
@@ -41,7 +39,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
         per_document=settings.per_document, max_sources=settings.max_sources, max_rounds=settings.max_rounds,
         weights=settings.weights, document_types=settings.document_types,
     )
-    if client is not None or current_app.config["HISTORIAN_ENGINE"] == "llm":
+    if client is not None or get_settings().engine == "llm":
         from historian_blueprint.graph.run import llm_client
         from historian_blueprint.mapping.llm_mapper import llm_mapper
         from historian_blueprint.roles.llm import LLMEngine

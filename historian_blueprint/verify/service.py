@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from flask import current_app
-
-from historian_blueprint.app import get_state, get_store
+from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.index import service
 from historian_blueprint.schema import SourceText, Verification
 from historian_blueprint.settings import Caps
@@ -64,7 +62,8 @@ def collection_search(get=None, k: int = 5):
 def check_draft(text: str, sources: Sequence[str] = (), question: str | None = None) -> Verification:
     """Verify a draft against the collection (the function the API and the CLI call); with ``question``, a
     bare yes or no is verified as the answer to it."""
-    limit = current_app.config["HISTORIAN_LIMITS_MAX_DRAFT_CHARS"]
+    settings = get_settings()
+    limit = settings.limits_max_draft_chars
     if not text or not text.strip():
         raise ValueError("the draft is empty")
     if len(text) > limit:
@@ -73,7 +72,7 @@ def check_draft(text: str, sources: Sequence[str] = (), question: str | None = N
     unknown = [s for s in sources if get(s) is None]
     if unknown:
         raise ValueError(f"no document with id {', '.join(unknown)}")
-    if question is not None and len(question) > current_app.config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]:
-        raise ValueError(f"the question is longer than {current_app.config['HISTORIAN_LIMITS_MAX_QUESTION_CHARS']} characters")
+    if question is not None and len(question) > settings.limits_max_question_chars:
+        raise ValueError(f"the question is longer than {settings.limits_max_question_chars} characters")
     return verify_draft(text, sources=sources, get_document=get, search=collection_search(get),
-                        caps=Caps.from_config(current_app.config), question=(question or "").strip() or None)
+                        caps=Caps.of(settings), question=(question or "").strip() or None)

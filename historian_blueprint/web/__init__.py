@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import quote
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import PathConverter, Rule
 
-from historian_blueprint.app import get_state
+from historian_blueprint.app import get_settings, get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
-from historian_blueprint.web import admin, api, headers, maps, research, views
+from historian_blueprint.web import admin, api, auth, headers, maps, research, views
 from historian_blueprint.web.bodies import BodyError
+
+log = logging.getLogger("historian")
 
 
 class AnyPath(PathConverter):
@@ -49,11 +52,22 @@ def build_blueprint() -> Blueprint:
     @bp.before_request
     def cap_the_body():
         """Every body Historian reads (JSON, forms, uploads) stops at HISTORIAN_LIMITS_MAX_BODY_BYTES: 413."""
-        limit = int(current_app.config["HISTORIAN_LIMITS_MAX_BODY_BYTES"])
+        limit = get_settings().limits_max_body_bytes
         host = current_app.config.get("MAX_CONTENT_LENGTH")
         request.max_content_length = min(limit, host) if host else limit
         if request.content_length is not None and request.content_length > request.max_content_length:
             raise RequestEntityTooLarge(f"the body is larger than {request.max_content_length} bytes")
+
+    @bp.before_request
+    def check_the_login_once():
+        """A host whose login cannot work hears it once, with the fix, in its log (the app's LoginManager may be
+        set up after Historian's, so this is checked at the first request rather than at ``init_app``)."""
+        state = get_state()
+        if "login_checked" not in state.extras:
+            state.extras["login_checked"] = True
+            problem = auth.login_problem(current_app)
+            if problem:
+                log.warning("Historian: %s", problem)
 
     @bp.before_request
     def refuse_while_migrations_pending():
@@ -67,7 +81,7 @@ def build_blueprint() -> Blueprint:
 
     @bp.after_request
     def security_headers(response):
-        return headers.apply(response, current_app.config)
+        return headers.apply(response, get_settings())
 
     @bp.app_template_filter("historian_time")
     def historian_time(epoch: float) -> str:
@@ -77,7 +91,7 @@ def build_blueprint() -> Blueprint:
 
     @bp.context_processor
     def layout():
-        return {"historian_base_template": current_app.config["HISTORIAN_BASE_TEMPLATE"]}
+        return {"historian_base_template": get_settings().base_template}
 
     @bp.errorhandler(BodyError)
     def body_error(exc: BodyError):

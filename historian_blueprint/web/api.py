@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
+
+from historian_blueprint.app import get_settings
 
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import login_required
@@ -36,7 +38,7 @@ def register(bp: Blueprint) -> None:
         query = (request.args.get("q") or "").strip()
         if not query:
             raise BadRequest("q (the query) is required")
-        limit = current_app.config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]
+        limit = get_settings().limits_max_question_chars
         if len(query) > limit:
             raise BadRequest(f"q is longer than {limit} characters")
         mode = request.args.get("mode", "hybrid")

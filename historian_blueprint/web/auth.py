@@ -7,7 +7,9 @@ import hmac
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from flask import current_app, g, jsonify, redirect, request, url_for
+from flask import current_app, g, jsonify, redirect, render_template, request, url_for
+
+from historian_blueprint.app import get_settings
 
 
 @dataclass(frozen=True)
@@ -21,11 +23,11 @@ def _token_identity() -> Identity | None:
     if not header.startswith("Bearer "):
         return None
     given = header[len("Bearer "):].strip()
-    for token, who in (current_app.config["HISTORIAN_API_TOKENS"] or {}).items():
+    for token, who in (get_settings().api_tokens or {}).items():
         if hmac.compare_digest(given.encode(), str(token).encode()):
             who = who or {}
             role = who.get("role", "researcher")
-            return Identity(str(who.get("user", "api")), role == current_app.config["HISTORIAN_ADMIN_ROLE"])
+            return Identity(str(who.get("user", "api")), role == get_settings().admin_role)
     return None
 
 
@@ -42,11 +44,11 @@ def current_identity() -> Identity | None:
             current_user = None
         if current_user is not None and getattr(current_user, "is_authenticated", False):
             role = getattr(current_user, "role", None)
-            is_admin = role == current_app.config["HISTORIAN_ADMIN_ROLE"] or bool(getattr(current_user, "is_admin", False))
+            is_admin = role == get_settings().admin_role or bool(getattr(current_user, "is_admin", False))
             # runs are keyed by get_id(): it must stay the same across logins (keep a session-invalidation
             # nonce out of it, as the demo does), or the user's history is left under the old key
             identity = Identity(str(current_user.get_id()), is_admin)
-        elif not current_app.config["HISTORIAN_LOGIN_REQUIRED"]:
+        elif not get_settings().login_required:
             identity = Identity("anonymous", False)
     g.historian_identity = identity
     return identity
@@ -62,7 +64,28 @@ def _deny_anonymous() -> Any:
     login_view = getattr(current_app, "login_manager", None) and current_app.login_manager.login_view
     if login_view:
         return redirect(url_for(login_view, next=request.full_path.rstrip("?")))
-    return "Log in to use Historian.", 401
+    message = "Historian's pages need a logged-in user, and this site names no login page for them"
+    message += f" ({LOGIN_FIX})" if current_app.debug else "."
+    return render_template("historian/error.html", title="Log in to use Historian", message=message), 401
+
+
+LOGIN_FIX = ("the host sets up flask-login: `LoginManager(app)` with a `user_loader` and a `login_view`, or "
+             "HISTORIAN_LOGIN_REQUIRED=False for a site without users")
+
+
+def login_problem(app: Any) -> str | None:
+    """What is missing for Historian's login to work on this app (None: nothing), naming the fix."""
+    if not get_settings(app).login_required:
+        return None
+    manager = getattr(app, "login_manager", None)
+    if manager is None:
+        return f"HISTORIAN_LOGIN_REQUIRED is on but the app has no flask-login LoginManager: {LOGIN_FIX}"
+    if getattr(manager, "_user_callback", None) is None and getattr(manager, "_request_callback", None) is None:
+        return f"the app's LoginManager has no user_loader (or request_loader): nobody can log in; {LOGIN_FIX}"
+    if not manager.login_view:
+        return ("the app's LoginManager has no login_view: Historian's pages answer 401 instead of sending people "
+                "to log in; set login_manager.login_view")
+    return None
 
 
 def login_required(view: Callable[..., Any]) -> Callable[..., Any]:

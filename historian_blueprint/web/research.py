@@ -12,7 +12,7 @@ from flask import (
 )
 
 from historian_blueprint import history
-from historian_blueprint.app import get_store
+from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.export import (
     confidence_words, outcome, outcome_counts, report_views, source_label, status_label, status_words, to_markdown,
@@ -78,7 +78,7 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
     question = str(data.get("question") or "").strip()
     if not question:
         raise Problem(400, "bad_request", "the question is empty")
-    limit = current_app.config["HISTORIAN_LIMITS_MAX_QUESTION_CHARS"]
+    limit = get_settings().limits_max_question_chars
     if len(question) > limit:
         raise Problem(400, "bad_request", f"the question is longer than {limit} characters")
     profile = str(data.get("profile") or "") or None
@@ -117,7 +117,7 @@ def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
 
 def host_source_url(source_id: str, start: int | None, end: int | None) -> str | None:
     """``HISTORIAN_SOURCE_URL`` with {id}, {start}, {end} filled (the host's own document page)."""
-    pattern = current_app.config["HISTORIAN_SOURCE_URL"]
+    pattern = get_settings().source_url
     if not pattern:
         return None
     return pattern.format(id=source_id, start="" if start is None else start, end="" if end is None else end)
@@ -227,7 +227,7 @@ def register(bp: Blueprint) -> None:
         parent_run = load_run(parent) if parent else None
         filters = ((parent_run or {}).get("output", {}).get("metadata") or {}).get("filters") or {}  # a follow-up keeps them
         return render_template("historian/ask.html", csrf_token=csrf_token(), profiles=PROFILES, parent=parent_run,
-                               profile=current_app.config["HISTORIAN_PROFILE"], filters=filters,
+                               profile=get_settings().profile, filters=filters,
                                collections=_collections())
 
     @bp.post("/ask")

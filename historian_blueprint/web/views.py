@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, render_template
+from flask import Blueprint, jsonify, render_template
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
-from historian_blueprint.app import get_state, get_store
+from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import admin_required, current_identity, login_required
 
@@ -18,10 +18,10 @@ def status() -> dict:
     return {
         "documents": store.count_documents(),
         "store": state.stores.kind,
-        "database": current_app.config["HISTORIAN_DB_NAME"],
-        "collection": current_app.config["HISTORIAN_COLLECTION"],
-        "profile": current_app.config["HISTORIAN_PROFILE"],
-        "engine": current_app.config["HISTORIAN_ENGINE"],
+        "database": get_settings().db_name,
+        "collection": get_settings().collection,
+        "profile": get_settings().profile,
+        "engine": get_settings().engine,
         "schema_version": migrate.schema_version(store),
         "pending_migrations": list(state.pending_migrations),
         "index": _index_status(store),
@@ -51,4 +51,4 @@ def register(bp: Blueprint) -> None:
     @bp.get("/api/config")
     @admin_required
     def api_config():
-        return jsonify(cfg.redacted(current_app.config))
+        return jsonify(cfg.redacted(get_settings().as_config()))
