@@ -249,3 +249,20 @@ def test_second_review_cases():
     assert check_claim("He returned to the fort.", [gone]).verdict == "contradicted"
     families = SourceText("m", "Many families moved west after the war.")
     assert not check_claim("Many a family moved west after the war.", [families]).flagged
+
+
+def test_a_word_of_how_often_borrowed_from_a_neighbouring_sentence_is_not_evidence():
+    """ "Always" in the claim, "always" only in the sentence before the one that carries the rest (about something
+    else), and "Sometimes" in that one: not supported (it was, when the window took in the neighbour)."""
+    from historian_blueprint.schema import Cited, SourceText
+    from historian_blueprint.verify.grounding import verify_claim
+
+    text = ('He had a big lighthouse in his yard. It always meant freedom for a slave if he could get to this light.\n\n'
+            '"Sometimes the Rankins family would have twenty or thirty slaves that had run away on their place at the '
+            'time. It must have cost them a whole lot to keep them.')
+    claim = ("Always the Rankins family would have twenty or thirty slaves that had run away on their place at the "
+             "time.")
+    start = text.index("Sometimes")
+    result = verify_claim(claim, [SourceText("d1", text, "Interview")], [Cited("d1", start, start + 100)], None)
+    assert result.verdict != "supported" and result.flagged
+    assert result.evidence is None or "always meant" not in result.evidence.text

@@ -70,6 +70,12 @@ LIGHT = frozenset(
 # by the frequency rule (verify/rules/polarity.py) ("never" is a negation, checked as one).
 FREQUENT = frozenset("always usually normally commonly often frequently generally typically mostly every each".split())
 INFREQUENT = frozenset("rarely seldom hardly occasionally sometimes".split())
+# Words that say how much or how surely (the scope rule, verify/rules/polarity.py): "always", "every", "entire".
+SCOPE_WORDS = frozenset(
+    "all every always never none entire entirely completely totally wholly whole only sole solely "
+    "universal universally everyone everybody everything everywhere invariably any each "
+    "certainly definitely surely undoubtedly inevitably absolutely unquestionably".split()
+)
 _FREQUENCY_ADVERBS = (FREQUENT | INFREQUENT) - {"always", "every", "each"}  # scope words stay content words
 # Irregular verb forms (and a few nouns) to their base, so "began" matches "begin" and "died" matches "dead".
 IRREGULAR = {

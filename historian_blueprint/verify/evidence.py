@@ -15,9 +15,14 @@ from functools import lru_cache
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text import readings
 from historian_blueprint.text.spans import CUT, claim_sentence_spans
-from historian_blueprint.text.words import content_words, name_words, quantities, rounds_to
+from historian_blueprint.text.words import (
+    FREQUENT, INFREQUENT, SCOPE_WORDS, content_words, name_words, quantities, rounds_to,
+)
 
 SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
+# Content words that only say how much or how often: a neighbouring sentence that adds nothing else of a claim
+# does not hold its evidence ("It always meant freedom" beside "Sometimes Mr. Rankins would have ...").
+HOW_MUCH = frozenset(content_words(" ".join(SCOPE_WORDS | FREQUENT | INFREQUENT)))
 
 
 @dataclass(frozen=True)
@@ -147,9 +152,10 @@ def best_window(
     if best is None:
         return None
     _, i, j, _ = best
-    if frame:  # a claim with a frame: the window's edges that only echo it are not the evidence
-        cited = (near.start, near.end) if near is not None and near.source_id == doc.source_id else None
-        i, j = _trimmed(claim_words, sentences, i, j, frame, cited)
+    # the window's edges that add only the claim's frame (who reported it), or only a word of how much or how
+    # often ("always" from a neighbouring sentence about something else), are not the evidence
+    cited = (near.start, near.end) if near is not None and near.source_id == doc.source_id else None
+    i, j = _trimmed(claim_words, sentences, i, j, frame | HOW_MUCH, cited)
     start, end = sentences[i][0], sentences[j][1]
     coverage = covered(claim_words, set(content_words(doc.text[start:end])), names)
     return Evidence(doc.source_id, start, end, doc.text[start:end], round(coverage, 4))

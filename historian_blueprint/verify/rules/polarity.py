@@ -3,7 +3,7 @@ often something happened changed."""
 
 from __future__ import annotations
 
-from historian_blueprint.text.words import FREQUENT, INFREQUENT, words
+from historian_blueprint.text.words import FREQUENT, INFREQUENT, SCOPE_WORDS, words
 from historian_blueprint.verify.alignment import flips
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
@@ -11,11 +11,6 @@ from historian_blueprint.verify.rules.registry import rule
 
 NEGATIONS = frozenset(
     "not no never none nothing neither nor nobody nowhere cannot without n't hardly scarcely".split()
-)
-SCOPE_WORDS = frozenset(
-    "all every always never none entire entirely completely totally wholly whole only sole solely "
-    "universal universally everyone everybody everything everywhere invariably any each "
-    "certainly definitely surely undoubtedly inevitably absolutely unquestionably".split()
 )
 
 
