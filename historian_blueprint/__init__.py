@@ -20,8 +20,8 @@ from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify import support
 from historian_blueprint.web import build_blueprint
 
-__all__ = ["Historian", "HistorianState", "get_settings", "get_store", "get_state", "ConfigError", "preload",
-           "preload_when_ready"]
+__all__ = ["Historian", "HistorianState", "get_settings", "get_store", "get_state", "ConfigError", "documents_changed",
+           "preload", "preload_when_ready"]
 __version__ = "0.1.0"
 
 
@@ -46,6 +46,12 @@ class Historian:
         support.use_scorer(settings.verify_scorer == "on")
         app.register_blueprint(build_blueprint(), url_prefix=settings.url_prefix)
         app.cli.add_command(build_cli())
+
+
+def documents_changed() -> str | None:
+    """Call after the host writes documents (in an app context): an incremental index build starts in the background
+    (or follows the running one), so new and changed documents become answerable without a full reindex."""
+    return index_service.documents_changed()
 
 
 def preload(app: Flask) -> dict[str, Any]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from historian_blueprint import config as cfg
@@ -22,6 +24,49 @@ from historian_blueprint.verify.service import check_draft
 
 # The graph (langgraph), the benchmarks, the eval harness and the doctor (openai) are imported by the
 # commands that use them: an app that registers Historian does not pay for them at start-up.
+
+
+def _run(job_id: str, bar: bool = True) -> dict:
+    """Run a claimed build in a thread of this process while showing its progress; return the job."""
+    app = current_app._get_current_object()
+
+    def build() -> None:
+        with app.app_context():
+            try:
+                service.run_claimed(job_id)
+            except Exception:  # noqa: BLE001 - recorded in the job, shown by _follow
+                pass
+
+    worker = threading.Thread(target=build, name=f"historian-reindex-{job_id[:8]}")
+    worker.start()
+    job = _follow(job_id, bar)
+    worker.join()
+    return service.find_job(job_id) or job
+
+
+def _follow(job_id: str, bar: bool = True) -> dict:
+    """Show a build's progress until it ends (a bar per phase); print its errors and its outcome; return the job."""
+    phase, progress = None, None
+    while True:
+        job = service.find_job(job_id)
+        if bar and job["phase"] != phase and job["phase"] in ("scan", "embed", "write"):
+            if progress:
+                progress.render_finish()
+            phase = job["phase"]
+            progress = click.progressbar(length=max(job["progress"]["total"], 1), label=f"{phase:<6}", show_pos=True)
+        if progress and job["phase"] == phase:
+            progress.length = max(job["progress"]["total"], 1)
+            progress.update(job["progress"]["done"] - progress.pos)
+        if job["state"] not in ("queued", "running"):
+            break
+        time.sleep(0.3)
+    if progress:
+        progress.render_finish()
+    for error in job.get("errors", []):
+        click.echo(f"error: {error['source_id']}: {error['error']}", err=True)
+    counts = ", ".join(f"{k} {v}" for k, v in job.get("counts", {}).items())
+    click.echo(f"{job['state']}: {job.get('message')} ({counts}) in {job.get('timings', {}).get('total_s', 0):.1f}s")
+    return job
 
 
 def build_cli() -> AppGroup:
@@ -67,31 +112,34 @@ def _register_index_commands(group: AppGroup) -> None:
     def reindex_command(full: bool, retry_failed: bool) -> None:
         """Bring the search index up to date (incremental by content hash), with a progress bar."""
         try:
-            job_id = service.start_reindex(full=full, retry_failed=retry_failed, user="cli")
+            job_id: str | None = service.start_reindex(full=full, retry_failed=retry_failed, user="cli",
+                                                       background=False)
         except (service.ReindexBusy, ValueError) as exc:
             raise click.ClickException(str(exc)) from None
-        phase, bar = None, None
+        while job_id:  # then the build a write asked for meanwhile (documents_changed), if any
+            if _run(job_id)["state"] == "failed":
+                sys.exit(1)
+            job_id = service.take_follow_up()
+
+    @group.command("sync")
+    @click.option("--every", type=click.FloatRange(min=5), default=None, metavar="SECONDS",
+                  help="Keep the index in step: sync again every SECONDS until stopped (Ctrl-C).")
+    def sync_command(every: float | None) -> None:
+        """Keep the index in step with the collection: index new and changed documents, drop deleted ones
+        (incremental: the others keep their vectors), then any build a write asked for meanwhile."""
         while True:
-            job = service.find_job(job_id)
-            if job["phase"] != phase and job["phase"] in ("scan", "embed", "write"):
-                if bar:
-                    bar.render_finish()
-                phase = job["phase"]
-                bar = click.progressbar(length=max(job["progress"]["total"], 1), label=f"{phase:<6}", show_pos=True)
-            if bar and job["phase"] == phase:
-                bar.length = max(job["progress"]["total"], 1)
-                bar.update(job["progress"]["done"] - bar.pos)
-            if job["state"] not in ("queued", "running"):
-                break
-            time.sleep(0.3)
-        if bar:
-            bar.render_finish()
-        for error in job.get("errors", []):
-            click.echo(f"error: {error['source_id']}: {error['error']}", err=True)
-        counts = ", ".join(f"{k} {v}" for k, v in job.get("counts", {}).items())
-        click.echo(f"{job['state']}: {job.get('message')} ({counts}) in {job.get('timings', {}).get('total_s', 0):.1f}s")
-        if job["state"] == "failed":
-            sys.exit(1)
+            try:
+                job_id: str | None = service.start_reindex(user="sync", background=False)
+            except service.ReindexBusy as exc:
+                click.echo(f"{exc}: it brings the index in step; nothing to do", err=True)
+                job_id = None
+            while job_id:
+                if _run(job_id, bar=every is None)["state"] == "failed":
+                    sys.exit(1)
+                job_id = service.take_follow_up()
+            if every is None:
+                return
+            time.sleep(every)
 
 
 def _register_graph_commands(group: AppGroup) -> None:

@@ -25,9 +25,9 @@ from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 
 __all__ = [
     "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
-    "context_header", "current_generation", "embedder", "failed_documents", "find_job", "get_index", "holder",
-    "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed", "search_documents",
-    "start_reindex",
+    "context_header", "current_generation", "documents_changed", "embedder", "failed_documents", "find_job",
+    "get_index", "holder", "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed",
+    "search_documents", "start_reindex", "take_follow_up",
 ]
 
 
@@ -144,15 +144,51 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
         with app.app_context():
             own = get_state(app).stores.open()
             try:
-                jobs.run(own, job_id, index_dir(app), read(IndexSettings, get_settings(app)), embedder(app))
-            except Exception:  # recorded in the job by jobs.run
-                pass
+                current = job_id
+                while current:  # documents written during a build are picked up by one more incremental build
+                    try:
+                        jobs.run(own, current, index_dir(app), read(IndexSettings, get_settings(app)), embedder(app))
+                    except Exception:  # recorded in the job by jobs.run
+                        pass
+                    holder(app).invalidate()
+                    current = _follow_up(own)
             finally:
                 own.close()
                 holder(app).invalidate()
 
     threading.Thread(target=work, name=f"historian-reindex-{job_id[:8]}", daemon=True).start()
     return job_id
+
+
+SYNC_ID = "index_sync"  # historian_meta: {"pending": true} while documents changed during a running build
+
+
+def documents_changed() -> str | None:
+    """The host's hook after it writes documents (insert, update, delete): bring the index in step in the
+    background, by an incremental build (only new and changed documents are embedded). Return the job started, or
+    None when a build is running: one more incremental build follows it (in this process, or at the end of the
+    ``historian sync`` / ``reindex`` that runs it)."""
+    try:
+        return start_reindex(user="sync")
+    except ReindexBusy:
+        get_store().meta.update_one({"_id": SYNC_ID}, {"$set": {"pending": True}}, upsert=True)
+        return None
+
+
+def _follow_up(store: Any) -> str | None:
+    """Claim the incremental build asked for while the last one ran, if one was asked for."""
+    asked = store.meta.find_one_and_update({"_id": SYNC_ID, "pending": True}, {"$set": {"pending": False}})
+    if not asked:
+        return None
+    try:
+        return jobs.claim(store, user="sync")
+    except ReindexBusy:  # someone else's build started meanwhile: it reads the same documents
+        return None
+
+
+def take_follow_up() -> str | None:
+    """For a command that ran a build itself: claim the build documents_changed() asked for meanwhile."""
+    return _follow_up(get_store())
 
 
 def run_claimed(job_id: str, progress_store: Any = None) -> Any:
