@@ -93,6 +93,13 @@ class Settings(BaseSettings):
                                       ge=0)
     retrieval_top_k: int = _f(12, "chunks retrieved", ge=1, le=200)
     retrieval_rerank_k: int = _f(6, "chunks kept after reranking (at most `RETRIEVAL_TOP_K`)", ge=1)
+    retrieval_backend: str = _f("local", "the search backend: `local` (FAISS + BM25 files beside the store), `lexical` "
+                                "(words only, no encoder) or `atlas` (MongoDB `$vectorSearch` + `$search`; untested "
+                                "against a live server)")
+    retrieval_atlas_collection: str | None = _f(None, "the `atlas` backend's chunk collection (none: "
+                                                "`<COLLECTION_PREFIX>chunks`)")
+    retrieval_atlas_vector_index: str = _f("historian_vectors", "the `atlas` backend's vector search index")
+    retrieval_atlas_search_index: str = _f("historian_text", "the `atlas` backend's Atlas Search index")
     retrieval_dense_weight: float = _f(0.7, "weight of the meaning (vector) ranking in the fusion", ge=0)
     retrieval_bm25_weight: float = _f(0.3, "weight of the word (BM25) ranking in the fusion", ge=0)
     verify_max_revision_attempts: int = _f(2, "revise loop limit", ge=0, le=10)

@@ -133,8 +133,8 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     planned = len(searches)
     if shape.comparison:
         searches += [(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides]
-    best: dict[int, dict[str, Any]] = {}
-    kept: list[int] = []
+    best: dict[tuple[str, int, int], dict[str, Any]] = {}
+    kept: list[tuple[str, int, int]] = []
     extra: list[dict[str, Any]] = []
     for n, (query, filters) in enumerate(searches):
         hits = c.retrieve(query, c.top_k, filters or None)
@@ -142,17 +142,23 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
             extra = [h for h in hits if in_dialect(h["text"])][:DIALECT_KEEP]
             continue
         if n >= planned:
-            kept += [h["row"] for h in hits[:SIDE_KEEP]]
+            kept += [passage(h) for h in hits[:SIDE_KEEP]]
         for hit in hits:
-            if hit["row"] not in best or best[hit["row"]]["score"] < hit["score"]:
-                best[hit["row"]] = hit
+            key = passage(hit)
+            if key not in best or best[key]["score"] < hit["score"]:
+                best[key] = hit
     ranked = sorted(best.values(), key=lambda h: -h["score"])
     cap = max(c.rerank_k * 2, c.top_k)
     keep = set(kept)
-    hits = [h for h in ranked if h["row"] in keep] + [h for h in ranked if h["row"] not in keep][: max(cap - len(keep), 0)]
-    rows = {h["row"] for h in hits}
-    hits += [h for h in extra if h["row"] not in rows]
+    hits = [h for h in ranked if passage(h) in keep] + [h for h in ranked if passage(h) not in keep][: max(cap - len(keep), 0)]
+    taken = {passage(h) for h in hits}
+    hits += [h for h in extra if passage(h) not in taken]
     return {"hits": sorted(hits, key=lambda h: -h["score"])}
+
+
+def passage(hit: dict[str, Any]) -> tuple[str, int, int]:
+    """A retrieved passage's identity, whatever the backend: its source and offsets."""
+    return hit["source_id"], hit["start"], hit["end"]
 
 
 def narrowed(asked: dict[str, Any], side: dict[str, Any]) -> dict[str, Any]:

@@ -13,18 +13,24 @@ from typing import Any
 from flask import Flask, current_app
 
 from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.config import ConfigError
 from historian_blueprint.index import jobs
+from historian_blueprint.index.atlas import AtlasRetriever, export_chunks
 from historian_blueprint.index.builder import context_header, indexed_text
 from historian_blueprint.index.documents import DocumentSearch
 from historian_blueprint.index.embedding import Embedder, get_embedder
 from historian_blueprint.index.generation import IndexMismatch, current_generation
 from historian_blueprint.index.jobs import ReindexBusy
 from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, IndexNotBuilt, LoadedIndex, Mode, rerank
+from historian_blueprint.index.retrievers import (
+    BACKENDS, LexicalRetriever, LocalRetriever, Retriever, RetrieverStatus, backend,
+)
 from historian_blueprint.schema import SourceText
 from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 
 __all__ = [
     "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
+    "BACKENDS", "Retriever", "RetrieverStatus", "backend", "export_chunks", "retriever",
     "context_header", "current_generation", "documents_changed", "embedder", "failed_documents", "find_job",
     "get_index", "holder", "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed",
     "search_documents", "start_reindex", "take_follow_up",
@@ -82,6 +88,15 @@ def search_status() -> dict[str, Any]:
     return status
 
 
+def retriever(app: Flask | None = None) -> Retriever:
+    """The configured search backend (HISTORIAN_RETRIEVAL_BACKEND) for this request."""
+    name = get_settings(app).retrieval_backend
+    factory = BACKENDS.get(name)
+    if factory is None:
+        raise ConfigError(f"HISTORIAN_RETRIEVAL_BACKEND={name!r}: not one of {', '.join(sorted(BACKENDS))}")
+    return factory(app or current_app)
+
+
 def retrieve(
     query: str,
     *,
@@ -90,15 +105,33 @@ def retrieve(
     mode: Mode = "hybrid",
     filters: Filters = Filters(),
 ) -> list[Hit]:
-    """Rank chunks for a query with the configured weights; rerank to ``rerank_k`` when given."""
-    settings = read(RetrievalSettings, get_settings())
-    loaded = get_index()
-    vector = embedder().encode([query])[0] if mode != "bm25" and loaded.dense else None
-    hits = loaded.search(
-        query, vector, top_k=top_k or settings.top_k, mode=mode, dense_weight=settings.dense_weight,
-        bm25_weight=settings.bm25_weight, filters=filters,
-    )
+    """Rank passages for a query with the configured backend; rerank to ``rerank_k`` when given."""
+    hits = retriever().search(query, top_k or get_settings().retrieval_top_k, filters, mode)
     return rerank(hits, rerank_k) if rerank_k else hits
+
+
+def _weights(app: Flask) -> dict[str, float]:
+    settings = read(RetrievalSettings, get_settings(app))
+    return {"dense_weight": settings.dense_weight, "bm25_weight": settings.bm25_weight}
+
+
+@backend("local")
+def _local(app: Flask) -> Retriever:
+    return LocalRetriever(get_index(), lambda query: embedder(app).encode([query])[0], **_weights(app))
+
+
+@backend("lexical")
+def _lexical(app: Flask) -> Retriever:
+    return LexicalRetriever(holder(app).get(get_store()))  # no encoder: words only, whatever the generation holds
+
+
+@backend("atlas")
+def _atlas(app: Flask) -> Retriever:
+    settings = get_settings(app)
+    chunks = get_store().database[settings.retrieval_atlas_collection or f"{settings.collection_prefix}chunks"]
+    return AtlasRetriever(chunks, lambda query: embedder(app).encode([query])[0],
+                          vector_index=settings.retrieval_atlas_vector_index,
+                          search_index=settings.retrieval_atlas_search_index, **_weights(app))
 
 
 def preload(app: Flask) -> dict[str, Any]:

@@ -41,7 +41,8 @@ def collection_search(get=None, k: int = 5):
     ``get`` is the request's document reader, so that search results and citations share one cache."""
     get = get or document_getter()
     try:
-        service.get_index()
+        if service.retriever().status().state == "building":
+            raise service.IndexNotBuilt("nothing to search yet")
 
         def search(claim: str) -> Sequence[SourceText]:
             hits = service.retrieve(claim, top_k=k * 3)

@@ -1,0 +1,146 @@
+"""A retrieval backend on MongoDB's own search: ``$vectorSearch`` (meanings) and ``$search`` (words), for a
+collection beyond one machine (MongoDB Atlas, or Community 8.2+ with mongot).
+
+UNTESTED AGAINST A LIVE SERVER here (none can run on the build machines): the pipelines follow MongoDB's documented
+stages and are tested as built, and the results are read from recorded replies (tests/test_retrievers.py).
+
+The passages live in a chunk collection (``HISTORIAN_RETRIEVAL_ATLAS_COLLECTION``, default
+``<prefix>chunks``), one document per chunk: ``source_id, ordinal, start, end, locator, text, title, author, year,
+collection`` and ``embedding`` (the search encoder's normalized vector, 384 numbers for the bundled model).
+``export_chunks`` writes them from the serving local generation. The Atlas indexes it expects:
+
+- vector index ``HISTORIAN_RETRIEVAL_ATLAS_VECTOR_INDEX`` (default ``historian_vectors``): ``{"fields": [{"type":
+  "vector", "path": "embedding", "numDimensions": 384, "similarity": "dotProduct"}, {"type": "filter", "path":
+  "collection"}, {"type": "filter", "path": "year"}]}``
+- search index ``HISTORIAN_RETRIEVAL_ATLAS_SEARCH_INDEX`` (default ``historian_text``): dynamic mappings, or
+  ``text`` as a string field and ``collection`` / ``year`` as token / number fields.
+
+The two rankings are fused as the local backend fuses FAISS and BM25: each min-max normalized, weighted by
+``HISTORIAN_RETRIEVAL_DENSE_WEIGHT`` and ``HISTORIAN_RETRIEVAL_BM25_WEIGHT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from historian_blueprint.index.retriever import Filters, Hit, Mode
+from historian_blueprint.index.retrievers import RetrieverStatus
+
+CANDIDATES_PER_RESULT = 20  # numCandidates = limit x 20, MongoDB's advice for ANN recall
+FIELDS = ("source_id", "ordinal", "start", "end", "locator", "text", "title", "author", "year", "collection")
+
+
+def vector_pipeline(vector: list[float], k: int, filters: Filters, index: str) -> list[dict[str, Any]]:
+    """``$vectorSearch`` for the ``k`` nearest chunks (an MQL pre-filter on the indexed filter fields)."""
+    stage: dict[str, Any] = {"index": index, "path": "embedding", "queryVector": [float(x) for x in vector],
+                             "numCandidates": max(k * CANDIDATES_PER_RESULT, 100), "limit": k}
+    where = _mql_filter(filters)
+    if where:
+        stage["filter"] = where
+    return [{"$vectorSearch": stage}, _project("vectorSearchScore")]
+
+
+def text_pipeline(query: str, k: int, filters: Filters, index: str) -> list[dict[str, Any]]:
+    """``$search`` (Atlas Search, BM25 scoring) for the ``k`` best chunks by their words."""
+    must = [{"text": {"query": query, "path": "text"}}]
+    conditions: list[dict[str, Any]] = []
+    if filters.collection is not None:
+        conditions.append({"equals": {"path": "collection", "value": filters.collection}})
+    if filters.year_from is not None or filters.year_to is not None:
+        bounds = {op: v for op, v in (("gte", filters.year_from), ("lte", filters.year_to)) if v is not None}
+        conditions.append({"range": {"path": "year", **bounds}})
+    if filters.author is not None:
+        must.append({"text": {"query": filters.author, "path": ["author", "title"]}})
+    search: dict[str, Any] = {"index": index, "compound": {"must": must}}
+    if conditions:
+        search["compound"]["filter"] = conditions
+    return [{"$search": search}, {"$limit": k}, _project("searchScore")]
+
+
+def _mql_filter(filters: Filters) -> dict[str, Any]:
+    where: dict[str, Any] = {}
+    if filters.collection is not None:
+        where["collection"] = {"$eq": filters.collection}
+    years = {op: v for op, v in (("$gte", filters.year_from), ("$lte", filters.year_to)) if v is not None}
+    if years:
+        where["year"] = years
+    return where
+
+
+def _project(meta: str) -> dict[str, Any]:
+    return {"$project": {"_id": 0, **{f: 1 for f in FIELDS}, "score": {"$meta": meta}}}
+
+
+def _normalized(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
+    if not rows:
+        return {}
+    scores = [float(r["score"]) for r in rows]
+    low, high = min(scores), max(scores)
+    span = high - low
+    return {(r["source_id"], int(r["start"])): ((float(r["score"]) - low) / span if span > 1e-12 else 1.0)
+            for r in rows}
+
+
+class AtlasRetriever:
+    """Meanings by ``$vectorSearch``, words by ``$search``, fused; ``lexical-only`` when no encoder is given."""
+
+    def __init__(self, chunks: Any, encode: Callable[[str], Any] | None, *, vector_index: str, search_index: str,
+                 dense_weight: float, bm25_weight: float) -> None:
+        self.chunks, self.encode = chunks, encode
+        self.vector_index, self.search_index = vector_index, search_index
+        self.dense_weight, self.bm25_weight = dense_weight, bm25_weight
+
+    def search(self, query: str, k: int, filters: Filters = Filters(), mode: Mode = "hybrid") -> list[Hit]:
+        pool = max(k * 4, 50)
+        dense_rows = []
+        if mode in ("hybrid", "dense") and self.encode is not None:
+            vector = list(self.encode(query))
+            dense_rows = list(self.chunks.aggregate(vector_pipeline(vector, pool, filters, self.vector_index)))
+        words_rows = []
+        if mode in ("hybrid", "bm25") or self.encode is None:
+            words_rows = list(self.chunks.aggregate(text_pipeline(query, pool, filters, self.search_index)))
+        dense, words = _normalized(dense_rows), _normalized(words_rows)
+        rows = {(r["source_id"], int(r["start"])): r for r in words_rows + dense_rows}
+        if not dense:  # words alone (or meanings alone) rank by their own score
+            fused = {key: words.get(key, 0.0) for key in rows}
+        elif not words:
+            fused = {key: dense.get(key, 0.0) for key in rows}
+        else:
+            fused = {key: self.dense_weight * dense.get(key, 0.0) + self.bm25_weight * words.get(key, 0.0)
+                     for key in rows}
+        best = sorted(rows, key=lambda key: (-fused[key], key))[:k]
+        return [_hit(rows[key], fused[key], dense.get(key, 0.0), words.get(key, 0.0), n) for n, key in enumerate(best)]
+
+    def status(self) -> RetrieverStatus:
+        count = self.chunks.estimated_document_count()
+        state = "building" if not count else "serving" if self.encode is not None else "lexical-only"
+        return RetrieverStatus(state, None, len(self.chunks.distinct("source_id")) if count else 0)
+
+
+def _hit(row: dict[str, Any], score: float, dense: float, words: float, rank: int) -> Hit:
+    year = row.get("year")
+    return Hit(row=rank, source_id=str(row["source_id"]), title=row.get("title") or "", author=row.get("author"),
+               year=int(year) if isinstance(year, (int, float)) else None, collection=row.get("collection"),
+               start=int(row["start"]), end=int(row["end"]), locator=row.get("locator") or "", text=row["text"],
+               score=round(score, 6), dense=round(dense, 6), bm25=round(words, 6))
+
+
+def export_chunks(loaded: Any, chunks: Any, batch: int = 500) -> int:
+    """Write the serving local generation's chunks, with their vectors, into the chunk collection (replacing it)."""
+    chunks.delete_many({})
+    rows, written, pending = loaded.rows, 0, []
+    for i in range(len(rows)):
+        info = loaded.documents[rows.source_ids[i]]
+        pending.append({"source_id": rows.source_ids[i], "ordinal": rows.ordinals[i], "start": rows.starts[i],
+                        "end": rows.ends[i], "locator": rows.locators[i], "text": rows.texts[i],
+                        "title": info.get("title"), "author": info.get("author"), "year": info.get("year"),
+                        "collection": info.get("collection"),
+                        "embedding": [float(x) for x in loaded.vectors[i]] if loaded.dense else None})
+        if len(pending) >= batch:
+            chunks.insert_many(pending)
+            written, pending = written + len(pending), []
+    if pending:
+        chunks.insert_many(pending)
+        written += len(pending)
+    return written
