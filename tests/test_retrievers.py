@@ -146,3 +146,15 @@ def test_the_atlas_backend_is_selected_by_one_setting(tmp_path, monkeypatch):
     with app.app_context():
         backend = service.retriever()
         assert type(backend).__name__ == "AtlasRetriever" and backend.vector_index == "historian_vectors"
+
+
+def test_export_chunks_writes_every_chunk_with_its_vector(built):
+    app = make_plain_app(built)
+    result = app.test_cli_runner().invoke(args=["historian", "export-chunks"])
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        loaded = service.get_index()
+        chunks = get_store().database["historian_chunks"]
+        assert chunks.count_documents({}) == len(loaded.rows)
+        one = chunks.find_one({"source_id": loaded.rows.source_ids[0], "start": loaded.rows.starts[0]})
+        assert len(one["embedding"]) == 384 and one["text"] == loaded.rows.texts[0]
