@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from typing import Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -65,12 +67,7 @@ def build_graph() -> StateGraph:
     return g
 
 
-_COMPILED = None
-
-
+@functools.cache
 def compiled():
-    """The compiled graph (no checkpointer: runs are stored by Historian itself)."""
-    global _COMPILED
-    if _COMPILED is None:
-        _COMPILED = build_graph().compile()
-    return _COMPILED
+    """The compiled graph (no checkpointer: runs are stored by Historian itself), made once per process."""
+    return build_graph().compile()

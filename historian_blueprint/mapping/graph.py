@@ -7,6 +7,8 @@ return only what they change, and report progress through the same ``node`` wrap
 
 from __future__ import annotations
 
+import functools
+
 import operator
 import re
 import statistics
@@ -314,14 +316,10 @@ def build_graph() -> StateGraph:
     return g
 
 
-_COMPILED = None
-
-
+@functools.cache
 def compiled():
-    global _COMPILED
-    if _COMPILED is None:
-        _COMPILED = build_graph().compile()
-    return _COMPILED
+    """The compiled map graph (no checkpointer: maps are stored by Historian itself)."""
+    return build_graph().compile()
 
 
 def iter_map(topic: str, context: MapContext) -> Iterator[dict[str, Any]]:
