@@ -8,7 +8,6 @@ return only what they change, and report progress through the same ``node`` wrap
 from __future__ import annotations
 
 import functools
-
 import operator
 import re
 import statistics
