@@ -287,7 +287,7 @@ def _register_graph_commands(group: AppGroup) -> None:
 
     @group.command("train-checker")
     @click.option("--data", "train_data", type=click.Path(file_okay=False, exists=True), default=None,
-                  help="Folder with git clones of the training sources: e-SNLI/, summac/, wice/ (README). Needed by --stage train.")
+                  help="Folder with git clones of the training sources: e-SNLI/, summac/, wice/ (docs/verification.md). Needed by --stage train.")
     @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
                   help="The shared data folder whose eval/ fit halves set the combination and calibration (default: ../shared/data).")
     @click.option("--stage", type=click.Choice(["all", "train", "fit"]), default="all", show_default=True)
@@ -296,7 +296,7 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.option("--epochs", type=float, default=0.75, show_default=True)
     @click.option("--seed", type=int, default=13, show_default=True)
     @click.option("--layers", type=click.IntRange(1, 6), default=6, show_default=True,
-                  help="The base's first N transformer layers are kept (3 scores about 2.8x faster, and reads worse: README).")
+                  help="The base's first N transformer layers are kept (3 scores about 2.8x faster, and reads worse: docs/verification.md).")
     @click.option("--max-tokens", type=click.IntRange(32, 256), default=160, show_default=True,
                   help="Tokens of evidence and claim read together.")
     @click.option("--with-scorer/--without-scorer", default=True, show_default=True,
@@ -316,7 +316,7 @@ def _register_graph_commands(group: AppGroup) -> None:
             raise click.ClickException(f"no labeled data at {eval_dir}: pass --eval-data DIR")
         if stage in ("all", "train"):
             if not train_data:
-                raise click.ClickException("--data DIR (git clones of e-SNLI, summac and wice; see the README) is needed to train")
+                raise click.ClickException("--data DIR (git clones of e-SNLI, summac and wice; see docs/verification.md) is needed to train")
             # the synthetic pairs keep away from the spans the labeled sets (and tests/data's held-out sets) use
             held_out = [eval_dir / "historian_claims_dev.jsonl", eval_dir / "historian_qa_dev.jsonl",
                         *sorted((Path(__file__).resolve().parents[1] / "tests" / "data").glob("*.jsonl"))]

@@ -1,6 +1,6 @@
 """Historian's settings: one typed definition (pydantic-settings), its sources, and their redaction.
 
-Every setting is a field of ``Settings`` with its type, bounds and a one-line description; the README's
+Every setting is a field of ``Settings`` with its type, bounds and a one-line description; docs/configuration.md's
 configuration table is generated from them (``python -m historian_blueprint.config --table``; a test keeps
 them equal). Values are layered, later wins: the defaults here < the YAML profile chosen by
 ``HISTORIAN_PROFILE`` < environment variables ``HISTORIAN_<KEY>`` (parsed as YAML) < keyword options of
@@ -369,7 +369,7 @@ def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def table() -> str:
-    """The configuration table of the README, from the fields."""
+    """The configuration table of docs/configuration.md, from the fields."""
     rows = ["| key | default | meaning |", "| --- | --- | --- |"]
     for name, info in Settings.model_fields.items():
         default = info.default

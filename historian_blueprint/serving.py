@@ -6,7 +6,7 @@ started and no connection left open, and freezes it out of the garbage collector
 workers share these pages with the master instead of each holding a copy. The serving generation's vectors and FAISS
 codes are memory-mapped read-only files (index.retriever) besides. A new generation is loaded by every worker within a
 second of its swap, with no restart (into each worker's own memory, until the next start). Writes to the embedded
-store are serialized across the workers by its file lock; several machines need a real MongoDB (README).
+store are serialized across the workers by its file lock; several machines need a real MongoDB (docs/operations.md).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def read(cls: type[T], settings: Settings, profile: str | None = None) -> T:
 
 @dataclass(frozen=True)
 class Caps:
-    """The confidence penalties' caps and the status thresholds (DESIGN.md, "Verification vocabulary")."""
+    """The confidence penalties' caps and the status thresholds (docs/design.md, "Verification vocabulary")."""
 
     challenge: float = key("VERIFY_CHALLENGE_CAP")
     interrogation: float = key("VERIFY_INTERROGATION_CAP")

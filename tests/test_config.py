@@ -143,10 +143,10 @@ def test_the_llm_timeout_takes_fractions_of_a_second():
         cfg.resolve({}, {}, {"HISTORIAN_LLM_TIMEOUT_S": "soon"})
 
 
-def test_the_readme_table_is_generated_from_the_settings():
+def test_the_configuration_table_is_generated_from_the_settings():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text(encoding="utf-8")
     start = readme.index("-->\n", readme.index("<!-- settings table")) + 4
     assert readme[start:readme.index("<!-- end of settings table")] == cfg.table()
 
@@ -171,3 +171,14 @@ def test_settings_are_read_once_at_init(tmp_path):
     Historian(app)
     assert app.config["HISTORIAN_RETRIEVAL_TOP_K"] == 15 and get_settings(app).retrieval_top_k == 15
     assert app.config["HISTORIAN_PROFILE"] == "default"  # the whole resolved set is mirrored for the host
+
+
+def test_the_readme_is_short_and_links_every_doc_page():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert readme.splitlines()[:40].count("```sh") == 1 and "./dev demo" in readme and "./dev test" in readme
+    for page in sorted((root / "docs").glob("*.md")):
+        assert f"(docs/{page.name})" in readme, f"the README does not link docs/{page.name}"

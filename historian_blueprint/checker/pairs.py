@@ -1,6 +1,6 @@
 """Training pairs for the support scorer: (evidence, claim, label 1 = the evidence carries the claim).
 
-Sources (README, "The support scorer": licences and counts):
+Sources (docs/verification.md, "The support scorer": licences and counts):
 - SNLI dev + test from the e-SNLI repository (CC BY-SA 4.0): entailment -> 1, neutral / contradiction -> 0;
 - the SummaC benchmark's factual-consistency sets (FactCC, XSumFaith, SummEval, Polytope; Apache-2.0): the
   document cut to the scorer's windows (``verify/windows.py``), the summary sentence as the claim;
@@ -38,7 +38,7 @@ class Pair:
 
 
 # Where each public source lives (repository, commit, path); ``historian train-checker --data DIR`` reads
-# the files from DIR/<name> (README: how to bring them here with git).
+# the files from DIR/<name> (docs/verification.md: how to bring them here with git).
 SOURCES = {
     "e-SNLI": ("https://github.com/OanaMariaCamburu/e-SNLI", "7b585a3f077fdea899780eb0473940522ae44a2e", "CC BY-SA 4.0 (SNLI)"),
     "summac": ("https://github.com/tingofurro/summac", "46056e54e3f30a47655d2d2e76150ad428f58224", "Apache-2.0"),

@@ -188,7 +188,7 @@ def figures(rows: list[Row]) -> dict[str, Any]:
     conflicts = [r for r in rows if r.verdict in CONFLICTS]
     return {
         "n": len(rows),
-        # the asymmetric figures (DESIGN.md): a false "supported" is the error a historian does not forgive
+        # the asymmetric figures (docs/design.md): a false "supported" is the error a historian does not forgive
         "false_supported": round(false_claims_supported / len(pos), 4) if pos else 0.0,
         "coverage": round(sum(r.verdict == "supported" for r in neg) / len(neg), 4) if neg else 0.0,
         "contradiction_precision": round(sum(not r.supported for r in conflicts) / len(conflicts), 4) if conflicts else None,

@@ -1,4 +1,4 @@
-"""The LangGraph StateGraph of DESIGN.md, built by a function so tests can compile it their own way."""
+"""The LangGraph StateGraph of docs/design.md, built by a function so tests can compile it their own way."""
 
 from __future__ import annotations
 

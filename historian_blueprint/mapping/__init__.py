@@ -1,4 +1,4 @@
-"""The knowledge map of a topic (DESIGN.md, "The knowledge map"): a second LangGraph graph beside ask.
+"""The knowledge map of a topic (docs/design.md, "The knowledge map"): a second LangGraph graph beside ask.
 
 scout (facet queries, diversified) → mapper (entities, cited relations, statements compared across sources)
 → adversary (counter-queries against weak claims, back to the scout while they find new sources, at most

@@ -12,7 +12,7 @@ weighed by
 
 A side's two best sentences are quoted when they reach a floor (MIN_SIDE) in words and meaning together; a side
 with none is "not found for this side". The weights were fit on the fit half of a development set of comparisons
-(README, "How a question becomes a verified answer", composer).
+(docs/verification.md, "How a question becomes a verified answer", composer).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from historian_blueprint.text.words import content_words
 Embed = Callable[[list[str]], np.ndarray]  # texts -> normalized vectors (index.embedding.Embedder.encode)
 
 PER_SIDE = 2          # findings a comparison quotes for each side
-MEANING_WEIGHT = 0.5  # how much nearness in meaning counts beside the shared topic words (fit: see README)
+MEANING_WEIGHT = 0.5  # how much nearness in meaning counts beside the shared topic words (fit: see docs/verification.md)
 MIN_SIDE = 0.35       # a side's sentence must reach this (words and meaning together) to be quoted
 
 COMPARING = frozenset(content_words("compare compared comparison contrast contrasted differ differed difference "

@@ -1,5 +1,5 @@
 """Confidence, in one place: a claim's from its verdict and evidence, an answer's from its claims minus the
-reports' penalties (DESIGN.md: final = max(0, base − min(0.5, challenge + interrogation + counter)))."""
+reports' penalties (docs/design.md: final = max(0, base − min(0.5, challenge + interrogation + counter)))."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Does the answer address its question: the question's key constraints (names, dates, numbers, places and
 qualifiers such as "on the moon", "in 1893", "the first") must each be mentioned by some cited evidence or by
 the cited document's title and author. A constraint nothing cited mentions is named: either the question's
-premise is false or the sources do not give that detail (DESIGN.md: an answer must address its question).
+premise is false or the sources do not give that detail (docs/design.md: an answer must address its question).
 
 Seeded from the design's completeness check: a multi-part question whose part is not addressed fails the same
 way, by that part's constraints.

@@ -1,6 +1,6 @@
 """Is the claim supported: what the evidence carries of it, measured (coverage, one-sentence coverage, an
 answer beside its question's words, words nothing carries), and, with ``HISTORIAN_VERIFY_SCORER=on``, the
-support scorer's logit (DESIGN.md, "How verification is judged").
+support scorer's logit (docs/design.md, "How verification is judged").
 
 Gates (a minimum per feature) chosen for precision, a logistic regression and an isotonic calibration (the
 claim's confidence) and its cut are fitted on the *fit* halves of the labeled files only (``historian
@@ -32,7 +32,7 @@ SCORER_FEATURES = (*LEXICAL_FEATURES, "logit")
 FEATURES = SCORER_FEATURES  # every feature a row may carry (the harness refits on either set)
 MAX_DOCUMENTS = 3  # documents whose windows are read per claim (the cited ones first)
 # The most false claims "supported" the threshold may let through on each labeled file's fit half: the
-# decision is asymmetric (DESIGN.md): a false "supported" costs a historian far more than an "unconfirmed".
+# decision is asymmetric (docs/design.md): a false "supported" costs a historian far more than an "unconfirmed".
 FALSE_SUPPORTED_LIMITS = {"historian_claims_dev": 0.02, "halueval_qa_dev": 0.02, "begin_dev": 0.05, "wice_dev": 0.05}
 DEFAULT_FALSE_SUPPORTED_LIMIT = 0.02
 

@@ -5,7 +5,7 @@ it ran, and a verdict when the claim fails it) or None when it does not apply. A
 decorating itself with ``@rule(kind, order, needs=...)`` (``verify/rules/registry.py``); importing its module
 here is what registers it. Adding a rule is: one decorated function in a module of this folder (its word
 lists beside it), its module imported below, a test where it fires and a near miss where it does not, and
-its figures on a set written before it (README, "Verification"). A new conflict rule only lowers verdicts;
+its figures on a set written before it (docs/verification.md). A new conflict rule only lowers verdicts;
 a new ``support`` measurement that the support decision should read is a new feature: refit
 ``verify/model/combiner.json`` with ``historian train-checker --stage fit``.
 """
