@@ -17,6 +17,10 @@ from historian_blueprint.web.bodies import BodyError
 
 log = logging.getLogger("historian")
 
+# The modules that add pages and endpoints to the blueprint, each with a ``register(bp)``: a new page is a module
+# of this folder (its templates under templates/historian/) named here.
+PAGES = (views, api, admin, research, maps)
+
 
 class AnyPath(PathConverter):
     """A path that may hold any character, a newline included (``path`` stops at one); not starting with a
@@ -140,9 +144,6 @@ def build_blueprint() -> Blueprint:
         for path in (f"{prefix}/api/", f"{prefix}/api/<historian_anything:rest>"):
             state.app.url_map.add(Rule(path, endpoint="historian.api_not_found"))
 
-    views.register(bp)
-    api.register(bp)
-    admin.register(bp)
-    research.register(bp)
-    maps.register(bp)
+    for page in PAGES:
+        page.register(bp)
     return bp
