@@ -73,8 +73,10 @@ class Settings(BaseSettings):
     db_name: str = _f("railroad_documents", "database name")
     collection: str = _f("documents", "the host's documents collection")
     collection_prefix: str = _f("historian_", "prefix of Historian's own collections")
-    fields: dict[str, str] = _f(dict(DEFAULT_FIELDS), "the host documents' field names (`id`, `title`, `text`, "
-                                "`author`, `date`, `url`, `pages`, `year`, `collection`)")
+    fields: dict[str, str | list[str] | None] = _f(
+        dict(DEFAULT_FIELDS), "the host documents' field names (`id`, `title`, `text`, `author`, `date`, `url`, "
+        "`pages`, `year`, `collection`); a field other than `id`, `title`, `text` may list several (the first filled "
+        "wins: `\"author\": [\"speaker\", \"creator\"]`) or be none (not read: an uploader is no author)")
     index_chunk_size: int = _f(700, "chunk length, characters", ge=100)
     index_chunk_overlap: int = _f(150, "overlap of consecutive chunks, characters (under half the chunk size)", ge=0)
     index_embedding_model: str | None = _f(None, "a sentence-transformers model folder (none: the bundled "
@@ -167,13 +169,13 @@ class Settings(BaseSettings):
 
     @field_validator("fields")
     @classmethod
-    def _fields(cls, value: dict[str, str]) -> dict[str, str]:
+    def _fields(cls, value: dict[str, Any]) -> dict[str, Any]:
         unknown = set(value) - set(DEFAULT_FIELDS)
         if unknown:
             raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(DEFAULT_FIELDS)}")
         for name in ("id", "title", "text"):
-            if not value.get(name, DEFAULT_FIELDS[name]):
-                raise ValueError(f"the {name!r} field cannot be empty")
+            if not isinstance(value.get(name, DEFAULT_FIELDS[name]), str) or not value.get(name, DEFAULT_FIELDS[name]):
+                raise ValueError(f"the {name!r} field must be one field name")
         return value
 
     @field_validator("llm_roles")

@@ -10,7 +10,7 @@ workers on one machine may share it. Several machines need a real MongoDB.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,20 +80,35 @@ def get_path(record: Mapping[str, Any], path: str) -> Any:
     return value
 
 
-class FieldMapping:
-    """Map the host's schema onto Historian's document fields."""
+def first_of(record: Mapping[str, Any], paths: str | Sequence[str] | None) -> Any:
+    """The value of the first of ``paths`` that the record holds, non-empty (one path, or a list in order)."""
+    for path in [paths] if isinstance(paths, str) else (paths or ()):
+        value = get_path(record, path)
+        if value is not None and value != "":
+            return value
+    return None
 
-    def __init__(self, fields: Mapping[str, str | None] | None = None) -> None:
-        merged = dict(DEFAULT_FIELDS)
+
+class FieldMapping:
+    """Map the host's schema onto Historian's document fields. A field maps to one path, to a list of paths (the
+    first the record fills wins: ``"author": ["speaker", "creator"]``, so that an uploader in ``author`` is never
+    cited as the writer), or to None (not read)."""
+
+    def __init__(self, fields: Mapping[str, str | Sequence[str] | None] | None = None) -> None:
+        merged: dict[str, Any] = dict(DEFAULT_FIELDS)
         merged.update(fields or {})
         self.fields = merged
 
-    def __getitem__(self, name: str) -> str | None:
+    def __getitem__(self, name: str) -> Any:
         return self.fields.get(name)
+
+    def paths(self) -> list[str]:
+        """Every path read, in any field."""
+        return [p for spec in self.fields.values() for p in ([spec] if isinstance(spec, str) else (spec or ()))]
 
     def projection(self) -> dict[str, int]:
         """Return a projection with every mapped field (top-level parts)."""
-        return {path.split(".")[0]: 1 for path in self.fields.values() if path}
+        return {path.split(".")[0]: 1 for path in self.paths() if path}
 
     def problems(self, record: Mapping[str, Any]) -> list[str]:
         """Return why a raw record cannot be read as a document (empty when it can)."""
@@ -106,13 +121,13 @@ class FieldMapping:
         elif not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
             if type(doc_id).__name__ != "ObjectId":
                 out.append(f"id field {self.fields['id']!r} must be a string or an integer")
-        title = get_path(record, self.fields["title"])
+        title = first_of(record, self.fields["title"])
         if not isinstance(title, str) or not title.strip():
             out.append(f"missing or empty title field {self.fields['title']!r}")
-        text = get_path(record, self.fields["text"])
+        text = first_of(record, self.fields["text"])
         if not isinstance(text, str):
             out.append(f"missing text field {self.fields['text']!r} (must be a string)")
-        year = get_path(record, self.fields["year"]) if self.fields.get("year") else None
+        year = first_of(record, self.fields.get("year"))
         if year is not None and (isinstance(year, bool) or not isinstance(year, int)):
             out.append(f"year field {self.fields['year']!r} must be an integer")
         return out
@@ -121,10 +136,9 @@ class FieldMapping:
         """Build a Document from a raw record."""
 
         def get(name: str) -> Any:
-            path = self.fields.get(name)
-            return get_path(record, path) if path else None
+            return first_of(record, self.fields.get(name))
 
-        mapped_tops = {p.split(".")[0] for p in self.fields.values() if p}
+        mapped_tops = {p.split(".")[0] for p in self.paths() if p}
         year = get("year")
         date = get("date")
         return Document(

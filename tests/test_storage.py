@@ -128,3 +128,17 @@ def test_real_mongodb_server(tmp_path):
         stores = get_state(app).stores
         stores.open().database.client.drop_database(db_name)
         stores.close()
+
+
+def test_a_field_may_name_several_paths_and_an_uploader_is_not_the_author():
+    from historian_blueprint.store import FieldMapping
+
+    fields = FieldMapping({"author": ["speaker", "creator"], "date": ["recorded", "date"]})
+    upload = {"_id": "d1", "title": "Speech at Canton", "content": "...", "author": "ada", "date": "2026-03-01",
+              "speaker": "Eugene V. Debs", "recorded": "1918-06-16"}
+    doc = fields.document(upload)
+    assert (doc.author, doc.date, doc.year) == ("Eugene V. Debs", "1918-06-16", 1918)
+    assert doc.extra["author"] == "ada"  # kept with the record, never cited as its author
+    no_speaker = fields.document({k: v for k, v in upload.items() if k not in ("speaker", "recorded")})
+    assert no_speaker.author is None and no_speaker.year == 2026
+    assert FieldMapping({"author": None}).document(upload).author is None
