@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -17,9 +18,13 @@ class ParseError(ValueError):
     """The text holds no JSON object that fits the schema."""
 
 
-def balanced_objects(text: str) -> list[str]:
-    """Every outermost ``{...}`` of the text, braces inside strings respected."""
-    out, depth, start, in_string, escaped = [], 0, -1, False, False
+def brackets(text: str, pairs: str = "{}[]", strings_outside: bool = True) -> Iterator[tuple[int, str, int]]:
+    """The JSON structure of a text: ``(index, bracket, depth after it)`` for every bracket of ``pairs`` outside
+    strings (escapes respected). ``strings_outside=False``: a quote opens a string only inside brackets (prose
+    around a JSON object may hold unbalanced quotes). Depth never goes below 0. The one bracket scanner: the JSON
+    found in a model's reply (``balanced_objects``), a request body's nesting (web/bodies.py)."""
+    opening, closing = pairs[0::2], pairs[1::2]
+    depth, in_string, escaped = 0, False, False
     for i, ch in enumerate(text):
         if in_string:
             if escaped:
@@ -28,17 +33,24 @@ def balanced_objects(text: str) -> list[str]:
                 escaped = True
             elif ch == '"':
                 in_string = False
-            continue
-        if ch == '"' and depth > 0:
+        elif ch == '"' and (strings_outside or depth > 0):
             in_string = True
-        elif ch == "{":
-            if depth == 0:
-                start = i
+        elif ch in opening:
             depth += 1
-        elif ch == "}" and depth > 0:
+            yield i, ch, depth
+        elif ch in closing and depth > 0:
             depth -= 1
-            if depth == 0:
-                out.append(text[start:i + 1])
+            yield i, ch, depth
+
+
+def balanced_objects(text: str) -> list[str]:
+    """Every outermost ``{...}`` of the text, braces inside strings respected."""
+    out, start = [], -1
+    for i, ch, depth in brackets(text, "{}", strings_outside=False):
+        if ch == "{" and depth == 1:
+            start = i
+        elif ch == "}" and depth == 0:
+            out.append(text[start:i + 1])
     return out
 
 

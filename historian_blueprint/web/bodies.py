@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 from flask import request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
+from historian_blueprint.llm.parsing import brackets
+
 M = TypeVar("M", bound=BaseModel)
 MAX_DEPTH = 32  # no Historian body nests deeper than 2; deeper JSON is refused before it is parsed
 
@@ -52,26 +54,12 @@ class MapBody(Body):
 
 
 def _depth(raw: str) -> int:
-    """How deeply the JSON text nests (brackets outside strings)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in raw:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > MAX_DEPTH:
-                return deepest
-        elif ch in "]}":
-            depth -= 1
+    """How deeply the JSON text nests (brackets outside strings), counted up to one past MAX_DEPTH."""
+    deepest = 0
+    for _, _, depth in brackets(raw):
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
     return deepest
 
 
