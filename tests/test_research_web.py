@@ -160,7 +160,7 @@ def test_other_users_runs_are_not_visible(home, client):
 
 def test_history_is_paged_fifty_at_a_time(tmp_path):
     from historian_blueprint import history
-    from historian_blueprint.web.research import _user
+    from historian_blueprint.web.common import user as _user
 
     app = make_plain_app(tmp_path, corpus_docs()[:2], WTF_CSRF_ENABLED=False)
     client = app.test_client()

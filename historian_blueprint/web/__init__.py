@@ -13,7 +13,7 @@ from historian_blueprint.app import get_settings, get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.web import admin, api, auth, headers, maps, research, views
-from historian_blueprint.web.bodies import BodyError
+from historian_blueprint.web.common import Problem, problem_response
 
 log = logging.getLogger("historian")
 
@@ -97,9 +97,9 @@ def build_blueprint() -> Blueprint:
     def layout():
         return {"historian_base_template": get_settings().base_template}
 
-    @bp.errorhandler(BodyError)
-    def body_error(exc: BodyError):
-        return jsonify(error={"code": exc.code, "message": exc.message}), exc.status
+    @bp.errorhandler(Problem)
+    def problem(exc: Problem):
+        return problem_response(exc)
 
     @bp.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -12,15 +12,13 @@ from flask import request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from historian_blueprint.llm.parsing import brackets
+from historian_blueprint.web.common import Problem
 
 M = TypeVar("M", bound=BaseModel)
 MAX_DEPTH = 32  # no Historian body nests deeper than 2; deeper JSON is refused before it is parsed
 
 
-class BodyError(ValueError):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+BodyError = Problem  # a body Historian cannot read is a problem like any other (web/common.py)
 
 
 class Body(BaseModel):

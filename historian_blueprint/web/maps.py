@@ -10,12 +10,11 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
-from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
-from historian_blueprint.web.research import (
-    RUNS_PER_PAGE, Problem, _page_number, _user, delete_own, load_run, server_sent, source_link,
+from historian_blueprint.web.common import (
+    RUNS_PER_PAGE, Problem, delete_own, index_problems, load_run, page_number, server_sent, source_link, user,
 )
 
 MAX_TOPIC_CHARS = 300
@@ -43,12 +42,8 @@ def _topic(data: Any) -> str:
 def _map(topic: str) -> dict[str, Any]:
     from historian_blueprint.mapping.run import map_topic  # on use: spaCy loads with the first map
 
-    try:
-        return map_topic(topic, user_id=_user())
-    except IndexNotBuilt as exc:
-        raise Problem(503, "index_not_built", str(exc)) from None
-    except IndexMismatch as exc:
-        raise Problem(409, "index_mismatch", str(exc)) from None
+    with index_problems():
+        return map_topic(topic, user_id=user())
 
 
 def graph_elements(out: dict[str, Any], href: Any = None) -> dict[str, Any]:
@@ -84,7 +79,7 @@ def register(bp: Blueprint) -> None:
     @login_required
     def map_page():
         topic = (request.args.get("topic") or "")[:MAX_TOPIC_CHARS]
-        recent, _ = history.page(get_store(), _user(), "map", 1, 10)
+        recent, _ = history.page(get_store(), user(), "map", 1, 10)
         return render_template("historian/map.html", csrf_token=csrf_token(), topic=topic, recent=recent,
                                max_chars=MAX_TOPIC_CHARS)
 
@@ -106,13 +101,13 @@ def register(bp: Blueprint) -> None:
         def done(event: dict[str, Any]) -> dict[str, Any]:
             return {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
 
-        return server_sent(stream_map(topic, user_id=_user()), done, "map")
+        return server_sent(stream_map(topic, user_id=user()), done, "map")
 
     @bp.get("/maps")
     @login_required
     def maps_page():
-        page = _page_number(request.args.get("page"))
-        runs, total = history.page(get_store(), _user(), "map", page, RUNS_PER_PAGE)
+        page = page_number(request.args.get("page"))
+        runs, total = history.page(get_store(), user(), "map", page, RUNS_PER_PAGE)
         return render_template("historian/maps.html", runs=runs, page=page, pages=max(1, -(-total // RUNS_PER_PAGE)),
                                total=total, csrf_token=csrf_token())
 

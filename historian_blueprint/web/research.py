@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import (
-    Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, stream_with_context, url_for,
+    Blueprint, Response, g, jsonify, redirect, render_template, request, url_for,
 )
 
 from historian_blueprint import history
@@ -19,11 +18,14 @@ from historian_blueprint.graph.export import (
 )
 from historian_blueprint.graph.references import bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris
 from historian_blueprint.index import service
-from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters
-from historian_blueprint.web.auth import current_identity, login_required
+from historian_blueprint.web.auth import login_required
+from historian_blueprint.web.common import (
+    RUNS_PER_PAGE, Problem, delete_own, host_source_url, index_problems, load_run, page_number, server_sent, source_link,
+    user,
+)
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.reading import around, highlighted
 
@@ -32,46 +34,6 @@ EXPORTS = {"md": "text/markdown", "json": "application/json", "bib": "applicatio
            "ris": "application/x-research-info-systems", "csl.json": "application/vnd.citationstyles.csl+json",
            "chicago.txt": "text/plain"}
 _SPAN = re.compile(r"^(\d{1,9})-(\d{1,9})$")
-
-
-class Problem(Exception):
-    """A request Historian cannot serve, with an HTTP status and a machine-readable code."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-def _user() -> str:
-    identity = current_identity()
-    return identity.user_id if identity else "anonymous"
-
-
-def _is_admin() -> bool:
-    identity = current_identity()
-    return bool(identity and identity.is_admin)
-
-
-def load_run(run_id: str, kind: str = "ask", what: str = "run") -> dict[str, Any]:
-    """The run of this kind (``ask`` or ``map``), if this user may see it (its owner or an admin); 404
-    otherwise, so ids do not leak."""
-    run = get_store().runs.find_one({"_id": run_id, "kind": kind})
-    if run is None or (run.get("user_id") != _user() and not _is_admin()):
-        raise Problem(404, "not_found", f"no {what} {run_id}")
-    return run
-
-
-RUNS_PER_PAGE = 50
-
-
-def _page_number(raw: str | None) -> int:
-    """``?page=N`` (1-based); anything else is a clear 400."""
-    if raw is None or raw == "":
-        return 1
-    # "²" is a digit to isdigit(), and int() refuses strings of more than 4,300 digits: both are checked first
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or int(raw) < 1 or int(raw) > 100_000:
-        raise Problem(400, "bad_request", "page must be a whole number from 1")
-    return int(raw)
 
 
 def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | None, dict[str, Any]]:
@@ -93,12 +55,8 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
 def _run_ask(question: str, profile: str | None, parent: str | None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
     from historian_blueprint.graph.run import ask  # on use: langgraph loads with the first question, not with the app
 
-    try:
-        return ask(question, user_id=_user(), parent_id=parent, profile=profile, filters=filters)
-    except IndexNotBuilt as exc:
-        raise Problem(503, "index_not_built", str(exc)) from None
-    except IndexMismatch as exc:
-        raise Problem(409, "index_mismatch", str(exc)) from None
+    with index_problems():
+        return ask(question, user_id=user(), parent_id=parent, profile=profile, filters=filters)
 
 
 def _collections() -> list[str]:
@@ -115,57 +73,7 @@ def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
     return [(c["id"], c["start"], c["end"]) for c in run["output"]["citations"] if c["source_id"] == source_id]
 
 
-def host_source_url(source_id: str, start: int | None, end: int | None) -> str | None:
-    """``HISTORIAN_SOURCE_URL`` with {id}, {start}, {end} filled (the host's own document page)."""
-    pattern = get_settings().source_url
-    if not pattern:
-        return None
-    return pattern.format(id=source_id, start="" if start is None else start, end="" if end is None else end)
-
-
-def delete_own(run: dict[str, Any], what: str) -> None:
-    """Delete a stored run (an answer or a map): only its owner may; an admin who can see it gets 403."""
-    if run.get("user_id") != _user():
-        raise Problem(403, "forbidden", f"you can delete only your own {what}")
-    history.delete_run(get_store(), run)
-
-
-def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]], dict[str, Any]], what: str) -> Response:
-    """Server-sent events of a run: one ``node`` event per finished step, ``done`` with ``done(event)``'s payload
-    (or ``error``: the page must hear about a failure rather than hang)."""
-    def generate() -> Iterator[str]:
-        try:
-            for event in events:
-                if event.get("event") == "done":
-                    yield f"event: done\ndata: {json.dumps(done(event))}\n\n"
-                else:
-                    yield f"event: node\ndata: {json.dumps(event)}\n\n"
-        except (IndexNotBuilt, IndexMismatch) as exc:
-            yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
-        except Exception as exc:  # noqa: BLE001
-            current_app.logger.exception("%s failed", what)
-            yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
-
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-def source_link(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
-    """Where a citation opens: the host's document page (HISTORIAN_SOURCE_URL), else Historian's source page with
-    the span highlighted and in view."""
-    return host_source_url(source_id, start, end) or url_for(
-        "historian.source", source_id=source_id, run=run_id, span=f"{start}-{end}" if start is not None else None,
-        _anchor="h-mark-first" if start is not None else None,
-    )
-
-
 def register(bp: Blueprint) -> None:
-    @bp.errorhandler(Problem)
-    def problem(exc: Problem):
-        if "/api/" in request.path or request.accept_mimetypes.best == "application/json":
-            return jsonify(error={"code": exc.code, "message": exc.message}), exc.status
-        return render_template("historian/error.html", title="Historian", message=exc.message), exc.status
-
     @bp.app_template_filter("historian_markers")
     def historian_markers(text: str) -> list[dict[str, Any]]:
         """Split text at its [n] citation markers, so the template can link them (and escape the rest)."""
@@ -251,15 +159,15 @@ def register(bp: Blueprint) -> None:
             return {"run_id": event["run_id"], "url": url_for("historian.run_page", run_id=event["run_id"]),
                     "status": event["output"]["status"]}
 
-        return server_sent(stream(question, user_id=_user(), parent_id=parent, profile=profile, filters=filters), done, "ask")
+        return server_sent(stream(question, user_id=user(), parent_id=parent, profile=profile, filters=filters), done, "ask")
 
     # ------------------------------------------------------------------ runs
     @bp.get("/runs")
     @login_required
     def runs_page():
         query = (request.args.get("q") or "").strip()[:200]
-        page = _page_number(request.args.get("page"))
-        runs, total = history.page(get_store(), _user(), "ask", page, RUNS_PER_PAGE, query)
+        page = page_number(request.args.get("page"))
+        runs, total = history.page(get_store(), user(), "ask", page, RUNS_PER_PAGE, query)
         pages = max(1, -(-total // RUNS_PER_PAGE))
         return render_template("historian/runs.html", runs=runs, query=query, page=page, pages=pages, total=total,
                                csrf_token=csrf_token())
@@ -376,8 +284,8 @@ def register(bp: Blueprint) -> None:
     @bp.get("/api/runs")
     @login_required
     def api_runs():
-        page = _page_number(request.args.get("page"))
-        runs, total = history.page(get_store(), _user(), "ask", page, RUNS_PER_PAGE)
+        page = page_number(request.args.get("page"))
+        runs, total = history.page(get_store(), user(), "ask", page, RUNS_PER_PAGE)
         return jsonify(runs=[{"run_id": r["_id"], "question": r["question"], "created_at": r["created_at"],
                               "status": r.get("output", {}).get("status")} for r in runs],
                        page=page, per_page=RUNS_PER_PAGE, total=total)

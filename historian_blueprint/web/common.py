@@ -1,0 +1,121 @@
+"""What the pages share: the one error type a page raises (``Problem``: an HTTP status, a machine-readable code,
+a message), the index's errors as problems, who is asking, a run this user may see, paging, server-sent progress,
+where a citation opens."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Response, current_app, jsonify, render_template, request, stream_with_context, url_for
+
+from historian_blueprint import history
+from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
+from historian_blueprint.web.auth import current_identity
+
+
+class Problem(ValueError):
+    """A request Historian cannot serve, with an HTTP status and a machine-readable code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def problem_response(exc: Problem) -> Any:
+    """A problem as the asker reads it: JSON under /api/ or for a JSON request, else Historian's error page."""
+    if "/api/" in request.path or request.is_json or request.accept_mimetypes.best == "application/json":
+        return jsonify(error={"code": exc.code, "message": exc.message}), exc.status
+    return render_template("historian/error.html", title="Historian", message=exc.message), exc.status
+
+
+@contextmanager
+def index_problems() -> Iterator[None]:
+    """The index's errors as problems: none built yet (503, with what to do), built with another model (409)."""
+    try:
+        yield
+    except IndexNotBuilt as exc:
+        raise Problem(503, "index_not_built", str(exc)) from None
+    except IndexMismatch as exc:
+        raise Problem(409, "index_mismatch", str(exc)) from None
+
+
+def user() -> str:
+    identity = current_identity()
+    return identity.user_id if identity else "anonymous"
+
+
+def is_admin() -> bool:
+    identity = current_identity()
+    return bool(identity and identity.is_admin)
+
+
+def load_run(run_id: str, kind: str = "ask", what: str = "run") -> dict[str, Any]:
+    """The run of this kind (``ask`` or ``map``), if this user may see it (its owner or an admin); 404
+    otherwise, so ids do not leak."""
+    run = get_store().runs.find_one({"_id": run_id, "kind": kind})
+    if run is None or (run.get("user_id") != user() and not is_admin()):
+        raise Problem(404, "not_found", f"no {what} {run_id}")
+    return run
+
+
+RUNS_PER_PAGE = 50
+
+
+def page_number(raw: str | None) -> int:
+    """``?page=N`` (1-based); anything else is a clear 400."""
+    if raw is None or raw == "":
+        return 1
+    # "²" is a digit to isdigit(), and int() refuses strings of more than 4,300 digits: both are checked first
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or int(raw) < 1 or int(raw) > 100_000:
+        raise Problem(400, "bad_request", "page must be a whole number from 1")
+    return int(raw)
+
+
+def host_source_url(source_id: str, start: int | None, end: int | None) -> str | None:
+    """``HISTORIAN_SOURCE_URL`` with {id}, {start}, {end} filled (the host's own document page)."""
+    pattern = get_settings().source_url
+    if not pattern:
+        return None
+    return pattern.format(id=source_id, start="" if start is None else start, end="" if end is None else end)
+
+
+def delete_own(run: dict[str, Any], what: str) -> None:
+    """Delete a stored run (an answer or a map): only its owner may; an admin who can see it gets 403."""
+    if run.get("user_id") != user():
+        raise Problem(403, "forbidden", f"you can delete only your own {what}")
+    history.delete_run(get_store(), run)
+
+
+def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]], dict[str, Any]], what: str) -> Response:
+    """Server-sent events of a run: one ``node`` event per finished step, ``done`` with ``done(event)``'s payload
+    (or ``error``: the page must hear about a failure rather than hang)."""
+    def generate() -> Iterator[str]:
+        try:
+            for event in events:
+                if event.get("event") == "done":
+                    yield f"event: done\ndata: {json.dumps(done(event))}\n\n"
+                else:
+                    yield f"event: node\ndata: {json.dumps(event)}\n\n"
+        except (IndexNotBuilt, IndexMismatch) as exc:
+            yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
+        except Exception as exc:  # noqa: BLE001
+            current_app.logger.exception("%s failed", what)
+            yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def source_link(source_id: str, start: int | None = None, end: int | None = None, run_id: str | None = None) -> str:
+    """Where a citation opens: the host's document page (HISTORIAN_SOURCE_URL), else Historian's source page with
+    the span highlighted and in view."""
+    return host_source_url(source_id, start, end) or url_for(
+        "historian.source", source_id=source_id, run=run_id, span=f"{start}-{end}" if start is not None else None,
+        _anchor="h-mark-first" if start is not None else None,
+    )
+
+
