@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 from flask import current_app
@@ -37,18 +38,25 @@ def _run(job_id: str, bar: bool = True) -> dict:
             except Exception:  # noqa: BLE001 - recorded in the job, shown by _follow
                 pass
 
-    worker = threading.Thread(target=build, name=f"historian-reindex-{job_id[:8]}")
+    # a daemon: Ctrl-C stops the command at once (the claim is taken over, the checkpoint resumes the build)
+    worker = threading.Thread(target=build, name=f"historian-reindex-{job_id[:8]}", daemon=True)
     worker.start()
-    job = _follow(job_id, bar)
+    job = _follow(job_id, bar, alive=worker.is_alive)
     worker.join()
     return service.find_job(job_id) or job
 
 
-def _follow(job_id: str, bar: bool = True) -> dict:
-    """Show a build's progress until it ends (a bar per phase); print its errors and its outcome; return the job."""
+def _follow(job_id: str, bar: bool = True, alive: Any = None) -> dict:
+    """Show a build's progress until it ends (a bar per phase, or until ``alive()`` says the building thread is
+    gone); print its errors and its outcome; return the job."""
     phase, progress = None, None
     while True:
         job = service.find_job(job_id)
+        if alive is not None and not alive():
+            job = service.find_job(job_id)
+            if job["state"] in ("queued", "running"):
+                job = {**job, "state": "failed", "message": job.get("message") or "the build stopped before it began"}
+            break
         if bar and job["phase"] != phase and job["phase"] in ("scan", "embed", "write"):
             if progress:
                 progress.render_finish()
@@ -145,7 +153,8 @@ def _register_index_commands(group: AppGroup) -> None:
             try:
                 job_id: str | None = service.start_reindex(user="sync", background=False)
             except service.ReindexBusy as exc:
-                click.echo(f"{exc}: it brings the index in step; nothing to do", err=True)
+                service.request_build()  # the running build may have read the documents before the latest writes
+                click.echo(f"{exc}: one more build follows it", err=True)
                 job_id = None
             while job_id:
                 if _run(job_id, bar=every is None)["state"] == "failed":

@@ -206,10 +206,9 @@ class Settings(BaseSettings):
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
                                    env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
                                    file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Explicit values (app.config over options), the environment, the profile; nothing else (no .env)."""
-        given = getattr(init_settings, "init_kwargs", {})
-        env = _EnvSource(settings_cls, _ENVIRON.get())
-        return init_settings, env, _ProfileSource(settings_cls, given.get("profile") or env().get("profile"))
+        """The values ``resolve`` layered (profile, environment, options, app.config: each key replaced whole by the
+        highest layer that sets it, never merged: a token revoked in app.config is gone); nothing else (no .env)."""
+        return (init_settings,)
 
     def key(self, name: str) -> Any:
         """One setting by its full key (``"HISTORIAN_RETRIEVAL_TOP_K"``)."""
@@ -246,21 +245,6 @@ def profile_values(name: str) -> dict[str, Any]:
     return flat
 
 
-class _Environ:
-    """The environment the settings read (a seam for tests and for ``resolve``)."""
-
-    def __init__(self) -> None:
-        self.value: Mapping[str, str] | None = None
-
-    def get(self) -> Mapping[str, str]:
-        import os
-
-        return self.value if self.value is not None else os.environ
-
-
-_ENVIRON = _Environ()
-
-
 def _textual(info: FieldInfo) -> bool:
     """A field whose environment value is taken as written (not parsed as YAML: "on" stays "on")."""
     kinds = get_args(info.annotation) or (info.annotation,)
@@ -286,8 +270,10 @@ class _EnvSource(PydanticBaseSettingsSource):
             info = Settings.model_fields.get(field)
             if info is None:
                 raise ConfigError(f"unknown Historian setting in environment variable {name}")
+            if raw == "":  # set but empty: not set
+                continue
             if _textual(info):
-                values[field] = raw if raw != "" else None
+                values[field] = raw
                 continue
             try:
                 values[field] = yaml.safe_load(raw)
@@ -329,18 +315,20 @@ def resolve(explicit: Mapping[str, Any], options: Mapping[str, Any], environ: Ma
             if key not in Settings.model_fields:
                 raise ConfigError(f"unknown Historian setting {name} in app.config")
             given[key] = value
-    _ENVIRON.value = environ
+    env = _EnvSource(Settings, environ)()
+    profile = given.get("profile") or env.get("profile") or Settings.model_fields["profile"].default
+    values = {**_ProfileSource(Settings, profile)(), **env, **given}  # each key whole from its highest layer
     try:
-        return Settings(**given)
+        return Settings(**values)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = str(first["loc"][0]) if first["loc"] else ""
         why = _PLAIN.get(first["type"], first["msg"].removeprefix("Value error, "))
         if not where:
             raise ConfigError(why) from None
-        raise ConfigError(f"{PREFIX}{where.upper()}={first.get('input')!r}: {why}") from None
-    finally:
-        _ENVIRON.value = None
+        shown = redacted({PREFIX + where.upper(): first.get("input")}).get(PREFIX + where.upper(), first.get("input"))
+        raise ConfigError(f"{PREFIX}{where.upper()}={shown!r}: {why}") from None
+
 
 _URI_PASSWORD = re.compile(r"(?<=://)([^:/@]*):([^@/]*)@")  # "user:pw@" and ":pw@" (no user)
 # query options that carry secrets ("tlsCertificateKeyFilePassword=...", "password=...", "...secret=...")
@@ -359,11 +347,12 @@ def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
         value = config.get(PREFIX + key)
         if key in SECRET_KEYS and value:
             value = "***" if not isinstance(value, dict) else {"***": f"{len(value)} entries"}
-        elif key == "MONGODB_URI" and value:
+        elif key in ("MONGODB_URI", "LLM_BASE_URL") and isinstance(value, str) and value:
             value = redact_uri(value)
-        elif key == "LLM_ROLES" and value:
+        elif key == "LLM_ROLES" and isinstance(value, dict) and value:
             value = {
-                role: {k: ("***" if "key" in k.lower() else v) for k, v in (opts or {}).items()}
+                role: {k: ("***" if "key" in k.lower() else redact_uri(v) if isinstance(v, str) and "://" in v else v)
+                       for k, v in (opts or {}).items()} if isinstance(opts, dict) else opts
                 for role, opts in value.items()
             }
         out[PREFIX + key] = value

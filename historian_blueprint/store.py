@@ -81,8 +81,10 @@ def get_path(record: Mapping[str, Any], path: str) -> Any:
 
 
 def first_of(record: Mapping[str, Any], paths: str | Sequence[str] | None) -> Any:
-    """The value of the first of ``paths`` that the record holds, non-empty (one path, or a list in order)."""
-    for path in [paths] if isinstance(paths, str) else (paths or ()):
+    """The value of ``paths`` in the record: one path's value as it is, or the first non-empty of a list."""
+    if isinstance(paths, str):
+        return get_path(record, paths)
+    for path in paths or ():
         value = get_path(record, path)
         if value is not None and value != "":
             return value

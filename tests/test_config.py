@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from flask import Flask
 
@@ -182,3 +184,37 @@ def test_the_readme_is_short_and_links_every_doc_page():
     assert readme.splitlines()[:40].count("```sh") == 1 and "./dev demo" in readme and "./dev test" in readme
     for page in sorted((root / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in readme, f"the README does not link docs/{page.name}"
+
+
+def test_a_mapping_setting_is_replaced_whole_by_a_higher_layer_never_merged():
+    """A token revoked in app.config is gone, though the environment still lists it."""
+    settings = cfg.resolve({"HISTORIAN_API_TOKENS": {"tok-new": {"user": "ops"}}}, {},
+                           {"HISTORIAN_API_TOKENS": '{"tok-old": {"user": "gone"}}'})
+    assert settings.api_tokens == {"tok-new": {"user": "ops"}}
+    roles = cfg.resolve({"HISTORIAN_LLM_ROLES": {"judge": {"model": "m"}}}, {},
+                        {"HISTORIAN_LLM_ROLES": '{"judge": {"api_key": "sk-env"}}'})
+    assert roles.llm_roles == {"judge": {"model": "m"}}
+
+
+def test_an_error_message_never_shows_a_secret():
+    with pytest.raises(ConfigError) as bad:
+        cfg.resolve({"HISTORIAN_LLM_ROLES": {"jduge": {"api_key": "sk-SECRET-1"}}}, {}, {})
+    assert "sk-SECRET-1" not in str(bad.value) and "jduge" in str(bad.value)
+    with pytest.raises(ConfigError) as bad:
+        cfg.resolve({"HISTORIAN_API_TOKENS": ["tok-SECRET-2"]}, {}, {})
+    assert "tok-SECRET-2" not in str(bad.value)
+
+
+def test_credentials_in_any_url_setting_are_masked():
+    view = cfg.redacted(cfg.resolve({"HISTORIAN_LLM_BASE_URL": "https://bob:pw-123@llm.example/v1?api-key=k-456",
+                                     "HISTORIAN_LLM_ROLES": {"judge": {"base_url": "https://u:pw-789@j.example/v1"}}},
+                                    {}, {}).as_config())
+    assert not {"pw-123", "k-456", "pw-789"} & set(re.split(r"[:@/?=&]", repr(view)))
+
+
+def test_an_empty_environment_variable_is_not_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("HISTORIAN_API_TOKENS", "")
+    monkeypatch.setenv("HISTORIAN_PROFILE", "")
+    app = make_app(tmp_path)
+    Historian(app)
+    assert app.config["HISTORIAN_API_TOKENS"] == {} and app.config["HISTORIAN_PROFILE"] == "default"

@@ -115,3 +115,27 @@ def test_documents_changed_brings_the_index_in_step_in_the_background(tmp_path):
         assert service.find_job(first)["state"] == "succeeded"
         hits = service.retrieve("Homestead strike Carnegie Pinkerton", top_k=3)
         assert hits and hits[0].source_id == "homestead"
+
+
+def test_a_build_whose_model_cannot_load_fails_and_frees_the_claim(tmp_path):
+    import threading
+
+    from flask import Flask
+
+    from historian_blueprint.index import service
+
+    bad = Flask("bad_model", instance_path=str(tmp_path / "instance"))
+    bad.config.update(SECRET_KEY="s", HISTORIAN_AUTO_MIGRATE=True, HISTORIAN_LOGIN_REQUIRED=False,
+                      HISTORIAN_DATA_DIR=str(tmp_path / "data"), HISTORIAN_INDEX_EMBEDDING_MODEL=str(tmp_path / "none"))
+    Historian(bad)
+    with bad.app_context():
+        get_store().documents.insert_one({"_id": "pullman", "title": "The Pullman strike", "content": PULLMAN})
+    done: list = []
+    runner = threading.Thread(target=lambda: done.append(bad.test_cli_runner().invoke(args=["historian", "sync"])),
+                              daemon=True)
+    runner.start()
+    runner.join(120)
+    assert done, "sync hung on a model that cannot load"
+    assert done[0].exit_code == 1 and "failed" in done[0].output
+    with bad.app_context():
+        assert service.documents_changed() is not None  # the claim was released: a new build can start

@@ -50,7 +50,6 @@ def engine(client: LLMClient | None = None, kind: str | None = None) -> Engine:
 
 def make_context(profile: str | None = None, **overrides: Any) -> Context:
     """The nodes' view of this app: retrieval, documents, the engine, settings (``profile``: this run's)."""
-    config = current_app.config
     if profile and profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
 

@@ -12,8 +12,12 @@ collection`` and ``embedding`` (the search encoder's normalized vector, 384 numb
 - vector index ``HISTORIAN_RETRIEVAL_ATLAS_VECTOR_INDEX`` (default ``historian_vectors``): ``{"fields": [{"type":
   "vector", "path": "embedding", "numDimensions": 384, "similarity": "dotProduct"}, {"type": "filter", "path":
   "collection"}, {"type": "filter", "path": "year"}]}``
-- search index ``HISTORIAN_RETRIEVAL_ATLAS_SEARCH_INDEX`` (default ``historian_text``): dynamic mappings, or
-  ``text`` as a string field and ``collection`` / ``year`` as token / number fields.
+- search index ``HISTORIAN_RETRIEVAL_ATLAS_SEARCH_INDEX`` (default ``historian_text``): ``text``, ``author`` and
+  ``title`` as string fields, ``collection`` as a token field (``equals`` needs one), ``year`` as a number.
+
+The backend serves retrieval only: the collection's extent and bylines (what a question's scope and an author filter
+are read against) and the knowledge map still read the local generation, so keep one built beside it
+(``flask historian reindex``; ``export-chunks`` copies it).
 
 The two rankings are fused as the local backend fuses FAISS and BM25: each min-max normalized, weighted by
 ``HISTORIAN_RETRIEVAL_DENSE_WEIGHT`` and ``HISTORIAN_RETRIEVAL_BM25_WEIGHT``.
@@ -21,6 +25,7 @@ The two rankings are fused as the local backend fuses FAISS and BM25: each min-m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,13 +33,15 @@ from historian_blueprint.index.retriever import Filters, Hit, Mode
 from historian_blueprint.index.retrievers import RetrieverStatus
 
 CANDIDATES_PER_RESULT = 20  # numCandidates = limit x 20, MongoDB's advice for ANN recall
+MAX_CANDIDATES = 10_000     # the most numCandidates MongoDB accepts
 FIELDS = ("source_id", "ordinal", "start", "end", "locator", "text", "title", "author", "year", "collection")
 
 
 def vector_pipeline(vector: list[float], k: int, filters: Filters, index: str) -> list[dict[str, Any]]:
     """``$vectorSearch`` for the ``k`` nearest chunks (an MQL pre-filter on the indexed filter fields)."""
     stage: dict[str, Any] = {"index": index, "path": "embedding", "queryVector": [float(x) for x in vector],
-                             "numCandidates": max(k * CANDIDATES_PER_RESULT, 100), "limit": k}
+                             "numCandidates": min(max(k * CANDIDATES_PER_RESULT, 100), MAX_CANDIDATES),
+                             "limit": min(k, MAX_CANDIDATES)}
     where = _mql_filter(filters)
     if where:
         stage["filter"] = where
@@ -100,6 +107,10 @@ class AtlasRetriever:
         words_rows = []
         if mode in ("hybrid", "bm25") or self.encode is None:
             words_rows = list(self.chunks.aggregate(text_pipeline(query, pool, filters, self.search_index)))
+        if filters.author is not None:  # every word of it in the byline or title, as the local backend asks
+            wanted = _words(filters.author)
+            dense_rows, words_rows = ([r for r in rows if wanted <= _words(f"{r.get('author') or ''} {r.get('title') or ''}")]
+                                      for rows in (dense_rows, words_rows))
         dense, words = _normalized(dense_rows), _normalized(words_rows)
         rows = {(r["source_id"], int(r["start"])): r for r in words_rows + dense_rows}
         if not dense:  # words alone (or meanings alone) rank by their own score
@@ -116,6 +127,10 @@ class AtlasRetriever:
         count = self.chunks.estimated_document_count()
         state = "building" if not count else "serving" if self.encode is not None else "lexical-only"
         return RetrieverStatus(state, None, len(self.chunks.distinct("source_id")) if count else 0)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def _hit(row: dict[str, Any], score: float, dense: float, words: float, rank: int) -> Hit:

@@ -87,8 +87,12 @@ def release(store: Store, job_id: str) -> None:
     store.meta.update_one({"_id": LOCK_ID, "job_id": job_id}, {"$set": {"job_id": None}})
 
 
+SYNC_ID = "index_sync"  # historian_meta: {"pending": true} when documents changed while a build held the claim
+
+
 def run(store: Store, job_id: str, index_dir: Path, settings: IndexSettings, embedder: Any) -> ReindexResult | None:
-    """Run a claimed job to the end, recording progress; always release the claim."""
+    """Run a claimed job to the end, recording progress; always release the claim. ``embedder``: the encoder, or
+    a function that makes it (made inside, so that a model that cannot load fails the job, not the claim)."""
     job = store.jobs.find_one({"_id": job_id})
     store.jobs.update_one({"_id": job_id}, {"$set": {"state": "running", "started_at": time.time()}})
     last = [0.0]
@@ -104,6 +108,10 @@ def run(store: Store, job_id: str, index_dir: Path, settings: IndexSettings, emb
         store.meta.update_one({"_id": LOCK_ID, "job_id": job_id}, {"$set": {"heartbeat_at": now}})
 
     try:
+        # the build reads every document from here on: writes asked for until now are in it
+        store.meta.update_one({"_id": SYNC_ID}, {"$set": {"pending": False}})
+        if callable(embedder) and not hasattr(embedder, "encode"):
+            embedder = embedder()
         only = set(job["only"]) if job.get("only") is not None else None
         result = reindex(store, index_dir, settings, embedder=embedder, full=job["full"], only=only, progress=progress)
         state = "succeeded" if not result.errors else "succeeded_with_errors"

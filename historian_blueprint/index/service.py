@@ -33,7 +33,7 @@ __all__ = [
     "BACKENDS", "Retriever", "RetrieverStatus", "backend", "export_chunks", "retriever",
     "context_header", "current_generation", "documents_changed", "embedder", "failed_documents", "find_job",
     "get_index", "holder", "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed",
-    "search_documents", "start_reindex", "take_follow_up",
+    "request_build", "search_documents", "start_reindex", "take_follow_up",
 ]
 
 
@@ -180,7 +180,8 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
                 current = job_id
                 while current:  # documents written during a build are picked up by one more incremental build
                     try:
-                        jobs.run(own, current, index_dir(app), read(IndexSettings, get_settings(app)), embedder(app))
+                        jobs.run(own, current, index_dir(app), read(IndexSettings, get_settings(app)),
+                                 lambda: embedder(app))
                     except Exception:  # recorded in the job by jobs.run
                         pass
                     holder(app).invalidate()
@@ -193,26 +194,29 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
     return job_id
 
 
-SYNC_ID = "index_sync"  # historian_meta: {"pending": true} while documents changed during a running build
-
-
 def documents_changed() -> str | None:
     """The host's hook after it writes documents (insert, update, delete): bring the index in step in the
     background, by an incremental build (only new and changed documents are embedded). Return the job started, or
     None when a build is running: one more incremental build follows it (in this process, or at the end of the
-    ``historian sync`` / ``reindex`` that runs it)."""
+    ``historian sync`` / ``reindex`` that runs it). The request is recorded before the claim is tried, and a build
+    clears it only when it starts reading the documents, so no write is left out."""
+    request_build()
     try:
         return start_reindex(user="sync")
     except ReindexBusy:
-        get_store().meta.update_one({"_id": SYNC_ID}, {"$set": {"pending": True}}, upsert=True)
         return None
+
+
+def request_build() -> None:
+    """Record that documents changed: the next build to start reads them, or one follows the running build."""
+    get_store().meta.update_one({"_id": jobs.SYNC_ID}, {"$set": {"pending": True}}, upsert=True)
 
 
 def _follow_up(store: Any) -> str | None:
     """Claim the incremental build asked for while the last one ran, if one was asked for."""
-    asked = store.meta.find_one_and_update({"_id": SYNC_ID, "pending": True}, {"$set": {"pending": False}})
+    asked = store.meta.find_one({"_id": jobs.SYNC_ID, "pending": True})
     if not asked:
-        return None
+        return None  # (the flag is cleared by the build that claims, when it starts reading)
     try:
         return jobs.claim(store, user="sync")
     except ReindexBusy:  # someone else's build started meanwhile: it reads the same documents
@@ -228,7 +232,8 @@ def run_claimed(job_id: str, progress_store: Any = None) -> Any:
     """Run a claimed job in the calling thread (the CLI)."""
     app = current_app._get_current_object()
     try:
-        return jobs.run(progress_store or get_store(), job_id, index_dir(app), read(IndexSettings, get_settings(app)), embedder(app))
+        return jobs.run(progress_store or get_store(), job_id, index_dir(app), read(IndexSettings, get_settings(app)),
+                        lambda: embedder(app))
     finally:
         holder(app).invalidate()
 

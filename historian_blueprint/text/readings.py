@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import unicodedata
+from array import array
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -57,9 +58,12 @@ def _key(text: str) -> bytes:
 def save(directory: Path, texts: Iterable[str]) -> int:
     """Read every text of at least MIN_CHARS characters and write the table into ``directory``; return how many."""
     vocab: dict[str, int] = {}
-    keys, sent_off, spans_, word_off, word_ids, name_off, name_ids, doc_off, doc_ids = [], [0], [], [0], [], [0], [], [0], []
+    keys: list[bytes] = []
+    # compact arrays, not lists of Python ints: a large collection's ids run to hundreds of millions
+    spans_, word_ids, name_ids, doc_ids = array("i"), array("i"), array("i"), array("i")
+    sent_off, word_off, name_off, doc_off = array("q", [0]), array("q", [0]), array("q", [0]), array("q", [0])
 
-    def ids(found: Iterable[str], into: list[int], offsets: list[int]) -> None:
+    def ids(found: Iterable[str], into: array, offsets: array) -> None:
         into.extend(vocab.setdefault(w, len(vocab)) for w in sorted(found))
         offsets.append(len(into))
 
@@ -67,17 +71,17 @@ def save(directory: Path, texts: Iterable[str]) -> int:
         reading = read(text)
         keys.append(_key(text))
         for (s, e, found), names in zip(reading.sentences, reading.names):
-            spans_.append((s, e))
+            spans_.extend((s, e))
             ids(found, word_ids, word_off)
             ids(names, name_ids, name_off)
-        sent_off.append(len(spans_))
+        sent_off.append(len(spans_) // 2)
         ids(reading.words, doc_ids, doc_off)
     arrays = {"keys": np.frombuffer(b"".join(keys), np.uint8).reshape(-1, 16), "sent_off": sent_off,
-              "spans": np.array(spans_, np.int32).reshape(-1, 2), "word_off": word_off, "word_ids": word_ids,
+              "spans": np.frombuffer(spans_, np.int32).reshape(-1, 2), "word_off": word_off, "word_ids": word_ids,
               "name_off": name_off, "name_ids": name_ids, "doc_off": doc_off, "doc_ids": doc_ids}
     np.savez(directory / FILE, fingerprint=np.frombuffer(fingerprint().encode(), np.uint8),
              vocab=np.frombuffer("\n".join(vocab).encode("utf-8", "surrogatepass"), np.uint8),
-             **{k: np.asarray(v, np.int64 if k.endswith("_off") else np.int32) if isinstance(v, list) else v
+             **{k: np.frombuffer(v, np.int64 if k.endswith("_off") else np.int32) if isinstance(v, array) else v
                 for k, v in arrays.items()})
     return len(keys)
 
@@ -120,10 +124,13 @@ def load(directory: Path) -> Table | None:
     path = directory / FILE
     if not path.is_file():
         return None
-    with np.load(path) as data:
-        if data["fingerprint"].tobytes().decode() != fingerprint():
-            return None
-        return Table({k: data[k] for k in data.files})
+    try:
+        with np.load(path) as data:
+            if data["fingerprint"].tobytes().decode() != fingerprint():
+                return None
+            return Table({k: data[k] for k in data.files})
+    except (OSError, ValueError, KeyError, UnicodeDecodeError):  # unreadable: read the documents afresh instead
+        return None
 
 
 _serving: Table | None = None

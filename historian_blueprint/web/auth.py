@@ -61,7 +61,8 @@ def _wants_json() -> bool:
 def _deny_anonymous() -> Any:
     if _wants_json():
         return jsonify(error={"code": "unauthorized", "message": "log in or send an API token"}), 401
-    login_view = getattr(current_app, "login_manager", None) and current_app.login_manager.login_view
+    manager = getattr(current_app, "login_manager", None)
+    login_view = manager and (manager.blueprint_login_views.get(request.blueprint) or manager.login_view)
     if login_view:
         return redirect(url_for(login_view, next=request.full_path.rstrip("?")))
     message = "Historian's pages need a logged-in user, and this site names no login page for them"
@@ -82,7 +83,7 @@ def login_problem(app: Any) -> str | None:
         return f"HISTORIAN_LOGIN_REQUIRED is on but the app has no flask-login LoginManager: {LOGIN_FIX}"
     if getattr(manager, "_user_callback", None) is None and getattr(manager, "_request_callback", None) is None:
         return f"the app's LoginManager has no user_loader (or request_loader): nobody can log in; {LOGIN_FIX}"
-    if not manager.login_view:
+    if not manager.login_view and not manager.blueprint_login_views.get("historian"):
         return ("the app's LoginManager has no login_view: Historian's pages answer 401 instead of sending people "
                 "to log in; set login_manager.login_view")
     return None
