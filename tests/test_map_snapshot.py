@@ -1,0 +1,64 @@
+"""Refactors keep maps the same: every topic of the two map corpora (tests/data/map_corpus.jsonl with
+map_topics.json, map_dev_corpus.jsonl with map_dev_topics.json), each corpus indexed alone with vectors, gives the
+same whole map as the snapshot written from the code before the wiring work of 2026-11-25 (5f47610):
+entities, relations, conflicts, consensus, credibility, battleground and their spans. Rewrite it only on
+purpose: ``python -m tests.test_map_snapshot --write``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data"
+SNAPSHOT = DATA / "maps_snapshot.json"
+CORPORA = (("map_corpus.jsonl", "map_topics.json"), ("map_dev_corpus.jsonl", "map_dev_topics.json"))
+VOLATILE = ("run_id", "latency_ms", "created_at", "started_at", "finished_at", "trace_id", "thread_id", "trace")
+
+
+def _stable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def maps(root: Path) -> dict[str, dict[str, Any]]:
+    from historian_blueprint.mapping.run import map_topic
+    from tests.conftest import make_plain_app
+    from tests.test_index import run_reindex
+
+    out = {}
+    for corpus, topics in CORPORA:
+        docs = [json.loads(line) for line in (DATA / corpus).read_text(encoding="utf-8").splitlines() if line.strip()]
+        app = make_plain_app(root / corpus, docs)
+        assert run_reindex(app)["state"] == "succeeded"
+        with app.app_context():
+            for topic in json.loads((DATA / topics).read_text(encoding="utf-8"))["topics"]:
+                result = _stable(map_topic(topic["topic"], user_id="snapshot"))
+                whole = json.dumps(result, sort_keys=True, ensure_ascii=True, default=str)
+                out[f"{corpus}: {topic['topic']}"] = {
+                    "conflicts": len(result.get("conflicts") or []),
+                    "digest": hashlib.sha256(whole.encode()).hexdigest()[:16]}
+    return out
+
+
+def test_maps_are_what_they_were_before_the_wiring_work(tmp_path):
+    want = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    got = maps(tmp_path)
+    assert len(got) == 6 and set(got) == set(want)
+    changed = {t: (want[t], got[t]) for t in want if got[t] != want[t]}
+    assert not changed, f"{len(changed)} maps changed: " + json.dumps(changed, indent=1)[:3000]
+
+
+if __name__ == "__main__" and "--write" in sys.argv:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        SNAPSHOT.write_text(json.dumps(maps(Path(tmp)), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {SNAPSHOT}")
