@@ -12,20 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.test_answer_snapshot import VOLATILE as ANSWER_VOLATILE
+from tests.test_answer_snapshot import _stable
+
 DATA = Path(__file__).parent / "data"
 SNAPSHOT = DATA / "maps_snapshot.json"
 CORPORA = (("map_corpus.jsonl", "map_topics.json"), ("map_dev_corpus.jsonl", "map_dev_topics.json"))
-VOLATILE = ("run_id", "latency_ms", "created_at", "started_at", "finished_at", "trace_id", "thread_id", "trace")
-
-
-def _stable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    if isinstance(value, float):
-        return round(value, 6)
-    return value
+VOLATILE = (*ANSWER_VOLATILE, "trace")
 
 
 def maps(root: Path) -> dict[str, dict[str, Any]]:
@@ -40,7 +33,7 @@ def maps(root: Path) -> dict[str, dict[str, Any]]:
         assert run_reindex(app)["state"] == "succeeded"
         with app.app_context():
             for topic in json.loads((DATA / topics).read_text(encoding="utf-8"))["topics"]:
-                result = _stable(map_topic(topic["topic"], user_id="snapshot"))
+                result = _stable(map_topic(topic["topic"], user_id="snapshot"), VOLATILE)
                 whole = json.dumps(result, sort_keys=True, ensure_ascii=True, default=str)
                 out[f"{corpus}: {topic['topic']}"] = {
                     "conflicts": len(result.get("conflicts") or []),
