@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.test_answer_snapshot import VOLATILE as ANSWER_VOLATILE
-from tests.test_answer_snapshot import _stable
+from tests.test_answer_snapshot import _stable, assert_as_before, write_snapshot
 
 DATA = Path(__file__).parent / "data"
 SNAPSHOT = DATA / "maps_snapshot.json"
@@ -42,16 +42,8 @@ def maps(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_maps_are_what_they_were_before_the_wiring_work(tmp_path):
-    want = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
-    got = maps(tmp_path)
-    assert len(got) == 6 and set(got) == set(want)
-    changed = {t: (want[t], got[t]) for t in want if got[t] != want[t]}
-    assert not changed, f"{len(changed)} maps changed: " + json.dumps(changed, indent=1)[:3000]
+    assert_as_before(SNAPSHOT, maps(tmp_path), "maps", 6)
 
 
 if __name__ == "__main__" and "--write" in sys.argv:
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        SNAPSHOT.write_text(json.dumps(maps(Path(tmp)), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {SNAPSHOT}")
+    write_snapshot(SNAPSHOT, maps)
