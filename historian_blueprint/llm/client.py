@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from historian_blueprint.llm.parsing import ParseError, parse_as
 from historian_blueprint.settings import LLMSettings, RoleSettings
@@ -211,22 +212,28 @@ class LLMClient:
         return model, "prompt"
 
     def _invoke(self, role: str, runnable: Any, messages: list[BaseMessage]) -> tuple[AIMessage, Any, int]:
-        """Invoke with bounded retries and exponential backoff; return (message, parsed-or-None, retries)."""
-        attempts = self.settings.max_retries + 1
-        for attempt in range(attempts):
-            try:
-                out = runnable.invoke(messages)
-            except LLMError:
-                raise
-            except Exception as exc:  # classify: retry transient failures, give up on the rest
-                if attempt + 1 < attempts and is_retryable(exc):  # the server's Retry-After, if longer, wins
-                    self.sleep(min(30.0, max(self.settings.backoff * 2 ** attempt, retry_after(exc) or 0.0)))
-                    continue
-                raise LLMError(role, f"{describe(exc)}; {attempt + 1} attempt{'s' * bool(attempt)}", attempt + 1) from exc
-            if isinstance(out, dict):  # with_structured_output(include_raw=True)
-                return out["raw"], out.get("parsed"), attempt
-            return out, None, attempt
-        raise LLMError(role, "no attempts left")  # pragma: no cover - the loop returns or raises
+        """Invoke with bounded retries (tenacity) of transient failures, waiting ``BACKOFF_S × 2^attempt`` or the
+        server's Retry-After when longer (at most 30 s); return (message, parsed-or-None, retries)."""
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            return min(30.0, max(self.settings.backoff * 2 ** (state.attempt_number - 1), retry_after(exc) or 0.0))
+
+        retrying = Retrying(stop=stop_after_attempt(self.settings.max_retries + 1), wait=wait, sleep=self.sleep,
+                            retry=retry_if_exception(lambda exc: not isinstance(exc, LLMError) and is_retryable(exc)),
+                            reraise=True)
+        attempt = 0
+        try:
+            for attempt_state in retrying:
+                attempt = attempt_state.retry_state.attempt_number - 1
+                with attempt_state:
+                    out = runnable.invoke(messages)
+        except LLMError:
+            raise
+        except Exception as exc:  # not transient, or no attempts left
+            raise LLMError(role, f"{describe(exc)}; {attempt + 1} attempt{'s' * bool(attempt)}", attempt + 1) from exc
+        if isinstance(out, dict):  # with_structured_output(include_raw=True)
+            return out["raw"], out.get("parsed"), attempt
+        return out, None, attempt
 
     def structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
         """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise LLMError."""
