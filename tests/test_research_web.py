@@ -312,3 +312,13 @@ def test_a_block_that_starts_inside_a_highlight_is_named_on_it():
     marked = next(p for p in pieces if p["mark"])
     assert marked["block"] == "sentences 7–12"
     assert [p["block"] for p in pieces if p.get("block")][:3] == ["sentences 1–6", "sentences 7–12", "sentences 13–18"]
+
+
+def test_every_door_cleans_a_question_the_same_way(client):
+    """Control characters are dropped and spaces collapsed before the checks, at the page, the API and the graph."""
+    empty = client.post("/historian/api/ask", json={"question": "\x00\x1b \x07"})
+    assert empty.status_code == 400 and empty.json["error"]["message"] == "the question is empty"
+    assert client.get("/historian/api/retrieve?q=%00%1b").status_code == 400
+    out = client.post("/historian/api/ask", json={"question": "List three\x00 causes\x1b  of the depression"}).json
+    run = client.get(f"/historian/api/runs/{out['metadata']['run_id']}").json
+    assert run["question"] == "List three causes of the depression"

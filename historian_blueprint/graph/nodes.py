@@ -22,13 +22,13 @@ from historian_blueprint.schema import REFUSAL_PREFIX, Answer, ChallengeReport, 
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.dialect import dialect_query, in_dialect
 from historian_blueprint.text.markers import marker_ids
+from historian_blueprint.text.questions import CONTROL, clean_question
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import premise_summary
 from historian_blueprint.graph.state import State
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 @dataclass
@@ -93,13 +93,12 @@ def failures(outcome: Outcome) -> dict[str, Any]:
 
 @node(lambda u: u.get("error") or f"{len(u.get('question', ''))} characters")
 def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
-    question = _CONTROL.sub("", state.get("question") or "")
-    question = re.sub(r"\s+", " ", question).strip()
     limit = ctx(config).max_question_chars
-    if not question:
-        return {"question": "", "error": "the question is empty"}
-    if len(question) > limit:
-        return {"question": question[:limit], "error": f"the question is longer than {limit} characters"}
+    try:
+        question = clean_question(state.get("question"), limit)
+    except ValueError as exc:  # the run is stored, with what was wrong
+        kept = re.sub(r"\s+", " ", CONTROL.sub("", state.get("question") or "")).strip()[:limit]
+        return {"question": kept, "error": str(exc)}
     history = [{"question": str(t.get("question", ""))[:limit], "answer": str(t.get("answer", ""))[:2000]}
                for t in (state.get("history") or [])[-5:] if isinstance(t, dict)]
     return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}

@@ -9,6 +9,7 @@ from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.index import service
 from historian_blueprint.schema import SourceText, Verification
 from historian_blueprint.settings import Caps
+from historian_blueprint.text.questions import clean_question
 from historian_blueprint.verify.draft import verify_draft
 
 
@@ -73,7 +74,7 @@ def check_draft(text: str, sources: Sequence[str] = (), question: str | None = N
     unknown = [s for s in sources if get(s) is None]
     if unknown:
         raise ValueError(f"no document with id {', '.join(unknown)}")
-    if question is not None and len(question) > settings.limits_max_question_chars:
-        raise ValueError(f"the question is longer than {settings.limits_max_question_chars} characters")
+    if question is not None and question.strip():
+        question = clean_question(question, settings.limits_max_question_chars)
     return verify_draft(text, sources=sources, get_document=get, search=collection_search(get),
                         caps=Caps.of(settings), question=(question or "").strip() or None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from historian_blueprint.app import get_settings
+from historian_blueprint.text.questions import clean_question
 
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import login_required
@@ -35,12 +36,10 @@ def register(bp: Blueprint) -> None:
     @bp.get("/api/retrieve")
     @login_required
     def api_retrieve():
-        query = (request.args.get("q") or "").strip()
-        if not query:
-            raise BadRequest("q (the query) is required")
-        limit = get_settings().limits_max_question_chars
-        if len(query) > limit:
-            raise BadRequest(f"q is longer than {limit} characters")
+        try:
+            query = clean_question(request.args.get("q"), get_settings().limits_max_question_chars, "q (the query)")
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
         mode = request.args.get("mode", "hybrid")
         if mode not in ("hybrid", "dense", "bm25"):
             raise BadRequest("mode must be hybrid, dense or bm25")

@@ -19,6 +19,7 @@ from historian_blueprint.graph.export import (
 from historian_blueprint.graph.references import bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris
 from historian_blueprint.index import service
 from historian_blueprint.text.markers import split_at_markers
+from historian_blueprint.text.questions import clean_question
 from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters
 from historian_blueprint.web.auth import login_required
@@ -37,12 +38,10 @@ _SPAN = re.compile(r"^(\d{1,9})-(\d{1,9})$")
 
 
 def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | None, dict[str, Any]]:
-    question = str(data.get("question") or "").strip()
-    if not question:
-        raise Problem(400, "bad_request", "the question is empty")
-    limit = get_settings().limits_max_question_chars
-    if len(question) > limit:
-        raise Problem(400, "bad_request", f"the question is longer than {limit} characters")
+    try:
+        question = clean_question(data.get("question"), get_settings().limits_max_question_chars)
+    except ValueError as exc:
+        raise Problem(400, "bad_request", str(exc)) from None
     profile = str(data.get("profile") or "") or None
     if profile is not None and profile not in PROFILES:
         raise Problem(400, "bad_request", f"profile must be one of {', '.join(PROFILES)}")
