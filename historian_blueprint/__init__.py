@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint.app import HistorianState, get_settings, get_state, get_store, setup
+from historian_blueprint.app import HistorianState, Services, get_services, get_settings, get_state, get_store, provide, setup
 from historian_blueprint.cli import build_cli
 from historian_blueprint.config import ConfigError
 from historian_blueprint.index import service as index_service
@@ -20,8 +20,8 @@ from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify import support
 from historian_blueprint.web import build_blueprint
 
-__all__ = ["Historian", "HistorianState", "get_settings", "get_store", "get_state", "ConfigError", "documents_changed",
-           "preload", "preload_when_ready"]
+__all__ = ["Historian", "HistorianState", "Services", "get_services", "get_settings", "get_store", "get_state",
+           "ConfigError", "documents_changed", "preload", "preload_when_ready"]
 __version__ = "0.1.0"
 
 
@@ -49,6 +49,13 @@ class Historian:
         support.use_scorer(settings.verify_scorer == "on")
         app.register_blueprint(build_blueprint(), url_prefix=settings.url_prefix)
         app.cli.add_command(build_cli())
+
+
+@provide("engine")
+def _engine(services: Services, client: Any = None, kind: str | None = None) -> Any:
+    from historian_blueprint.graph.run import build_engine  # on use: langgraph loads with the first question
+
+    return build_engine(services, client, kind)
 
 
 def documents_changed() -> str | None:

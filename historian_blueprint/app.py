@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,23 +18,72 @@ from flask import Flask, current_app, g
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
+from historian_blueprint.llm.client import LLMClient, ResponseCache
+from historian_blueprint.settings import LLMSettings
 from historian_blueprint.store import FieldMapping, Store, StoreFactory
 
 log = logging.getLogger("historian")
 
 
-@dataclass
-class HistorianState:
-    """Per-app state kept in ``app.extensions["historian"]``."""
+# How the floors above make the services this floor cannot import: "retriever" (index/service.py) and "engine"
+# (the extension, historian_blueprint/__init__.py). Each registers a factory ``(services, **options) -> service`` with ``@provide(name)``.
+PROVIDERS: dict[str, Callable[..., Any]] = {}
 
+
+def provide(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register how ``Services`` makes the service ``name`` (a floor above this one does, at import)."""
+    def register(factory: Callable[..., Any]) -> Callable[..., Any]:
+        PROVIDERS[name] = factory
+        return factory
+    return register
+
+
+@dataclass
+class Services:
+    """Everything Historian's layers use, built once per app by ``setup`` and kept in
+    ``app.extensions["historian"]``: the settings, the store (one per app context) with the host's documents, and
+    the retriever, the LLM client and the engine (made by the floors that know them: ``provide``). The graphs, the
+    verifier, the pages and the commands take what they need from here (``get_services()``)."""
+
+    app: Flask
     settings: cfg.Settings
     stores: StoreFactory
     data_dir: Path
     pending_migrations: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
 
+    def store(self) -> Store:
+        """The store of this app context (the host's documents and Historian's collections), opened on first use."""
+        return get_store()
 
-def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = None) -> HistorianState:
+    def retriever(self) -> Any:
+        """The configured search backend (an ``index.retrievers.Retriever``) for this request."""
+        return self._make("retriever")
+
+    def llm(self) -> LLMClient:
+        """The app's LLM client (one per app: its chat models and response cache are shared by the runs)."""
+        if "llm_client" not in self.extras:
+            settings = LLMSettings.of(self.settings)
+            cache = ResponseCache(self.store().collection("llm_cache"), settings.cache_ttl)
+            self.extras["llm_client"] = LLMClient(settings, cache=cache)
+        return self.extras["llm_client"]
+
+    def engine(self, **options: Any) -> Any:
+        """The roles of one run (offline, or over the LLM client), with the configured caps (``client``: the LLM
+        engine over this client; ``kind``: "embedded" or "llm" instead of the configured engine)."""
+        return self._make("engine", **options)
+
+    def _make(self, name: str, **options: Any) -> Any:
+        factory = PROVIDERS.get(name)
+        if factory is None:
+            raise RuntimeError(f"no {name} provider: import historian_blueprint (the extension) first")
+        return factory(self, **options)
+
+
+HistorianState = Services  # the name hosts and older code know
+
+
+def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = None) -> Services:
     """Resolve the settings (kept in the state, mirrored into ``app.config`` for the host to read), open storage,
     check migrations, close the store at teardown."""
     explicit = {k: v for k, v in app.config.items() if k.startswith(cfg.PREFIX)}
@@ -50,7 +100,7 @@ def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = N
         data_dir=data_dir,
         host_collection=collection,
     )
-    state = HistorianState(settings=settings, stores=stores, data_dir=data_dir)
+    state = Services(app=app, settings=settings, stores=stores, data_dir=data_dir)
     app.extensions["historian"] = state
     app.teardown_appcontext(_close_store)
 
@@ -72,13 +122,16 @@ def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = N
     return state
 
 
-def get_state(app: Flask | None = None) -> HistorianState:
-    """Return Historian's state for ``app`` (default: the current app)."""
+def get_services(app: Flask | None = None) -> Services:
+    """Return Historian's services for ``app`` (default: the current app)."""
     app = app or current_app
     try:
         return app.extensions["historian"]
     except KeyError:
         raise RuntimeError("Historian is not initialised on this app; call Historian(app) first") from None
+
+
+get_state = get_services  # the name older code knows
 
 
 def get_settings(app: Flask | None = None) -> cfg.Settings:

@@ -139,3 +139,23 @@ def test_a_build_whose_model_cannot_load_fails_and_frees_the_claim(tmp_path):
     assert done[0].exit_code == 1 and "failed" in done[0].output
     with bad.app_context():
         assert service.documents_changed() is not None  # the claim was released: a new build can start
+
+
+def test_one_services_object_hands_out_what_the_layers_use(tmp_path):
+    import pytest
+
+    from historian_blueprint import get_services
+    from historian_blueprint.index.service import IndexNotBuilt
+
+    app = make_host(tmp_path)
+    with app.app_context():
+        services = get_services()
+        assert services.app is app and services.settings.base_template == "layout.html"
+        assert services.store() is get_store() and services.llm() is services.llm()  # one LLM client per app
+        assert services.engine().composer is not None  # the offline engine: no model, no network
+        with pytest.raises(IndexNotBuilt, match="reindex"):  # nothing indexed yet: said, not guessed
+            services.retriever()
+        get_store().documents.insert_one({"_id": "pullman", "title": "The Pullman strike", "content": PULLMAN})
+    assert app.test_cli_runner().invoke(args=["historian", "sync"]).exit_code == 0
+    with app.app_context():
+        assert get_services().retriever().status().state == "serving"

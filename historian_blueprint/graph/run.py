@@ -11,12 +11,12 @@ from typing import Any
 from flask import current_app
 
 from historian_blueprint import history as run_history
-from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.app import Services, get_services, get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.graph import compiled
 from historian_blueprint.graph.nodes import Context
 from historian_blueprint.index import service
-from historian_blueprint.llm.client import LLMClient, ResponseCache
+from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.llm.prompts import load_calibration
 from historian_blueprint.roles.base import Engine
 from historian_blueprint.roles.llm import LLMEngine, llm_engine
@@ -27,29 +27,31 @@ from historian_blueprint.verify.service import collection_search, document_gette
 
 
 def llm_client() -> LLMClient:
-    """The app's LLM client (one per app: chat models and the response cache are shared by its runs)."""
-    state = get_state()
-    if "llm_client" not in state.extras:
-        settings = LLMSettings.of(get_settings())
-        cache = ResponseCache(get_store().collection("llm_cache"), settings.cache_ttl)
-        state.extras["llm_client"] = LLMClient(settings, cache=cache)
-    return state.extras["llm_client"]
+    """The app's LLM client (``Services.llm``)."""
+    return get_services().llm()
 
 
 def engine(client: LLMClient | None = None, kind: str | None = None) -> Engine:
+    """The roles of one run (``Services.engine``)."""
+    return get_services().engine(client=client, kind=kind)
+
+
+def build_engine(services: Services, client: LLMClient | None = None, kind: str | None = None) -> Engine:
     """The roles of one run, from the configured engine (``kind``: "embedded" or "llm"; ``client``: the LLM engine
     over this client, e.g. one with a scripted model). An LLM run gets its own token usage."""
-    settings = get_settings()
+    settings = services.settings
     caps = Caps.of(settings)
     if client is None and (kind or settings.engine) != "llm":
         return offline_engine(caps)
-    client = client or llm_client()
+    client = client or services.llm()
     llm = LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
     return llm_engine(llm, caps, read(LLMSettings, settings).context_tokens)
 
 
-def make_context(profile: str | None = None, **overrides: Any) -> Context:
-    """The nodes' view of this app: retrieval, documents, the engine, settings (``profile``: this run's)."""
+def make_context(profile: str | None = None, services: Services | None = None, **overrides: Any) -> Context:
+    """The nodes' view of this app's services: retrieval, documents, the engine, settings (``profile``: this
+    run's)."""
+    services = services or get_services()
     if profile and profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
 
@@ -66,12 +68,12 @@ def make_context(profile: str | None = None, **overrides: Any) -> Context:
     try:  # what retrieval searches: the serving generation's documents (no scan of the host collection per ask)
         n_documents = len(service.get_index().documents)
     except (service.IndexNotBuilt, service.IndexMismatch):
-        n_documents = get_store().count_documents()
+        n_documents = services.store().count_documents()
     context = Context(
         retrieve=retrieve, get_document=get, search=collection_search(get), bylines=bylines,
         embed=lambda texts: service.meaning().encode(texts),
-        engine=overrides.pop("engine", None) or engine(), caps=Caps.of(get_settings()), n_documents=n_documents,
-        **asdict(read(RunSettings, get_settings(), profile)),
+        engine=overrides.pop("engine", None) or services.engine(), caps=Caps.of(services.settings),
+        n_documents=n_documents, **asdict(read(RunSettings, services.settings, profile)),
     )
     for key, value in overrides.items():
         if not hasattr(context, key):

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.app import Services, get_settings, get_state, get_store, provide
 from historian_blueprint.config import ConfigError
 from historian_blueprint.index import jobs
 from historian_blueprint.index.atlas import AtlasRetriever, export_chunks
@@ -95,6 +95,11 @@ def retriever(app: Flask | None = None) -> Retriever:
     if factory is None:
         raise ConfigError(f"HISTORIAN_RETRIEVAL_BACKEND={name!r}: not one of {', '.join(sorted(BACKENDS))}")
     return factory(app or current_app)
+
+
+@provide("retriever")
+def _retriever_service(services: Services) -> Retriever:
+    return retriever(services.app)
 
 
 def retrieve(

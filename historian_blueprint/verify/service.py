@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.app import get_services, get_state, get_store
 from historian_blueprint.index import service
 from historian_blueprint.schema import SourceText, Verification
 from historian_blueprint.settings import Caps
@@ -42,7 +42,7 @@ def collection_search(get=None, k: int = 5):
     ``get`` is the request's document reader, so that search results and citations share one cache."""
     get = get or document_getter()
     try:
-        if service.retriever().status().state == "building":
+        if get_services().retriever().status().state == "building":
             raise service.IndexNotBuilt("nothing to search yet")
 
         def search(claim: str) -> Sequence[SourceText]:
@@ -64,7 +64,7 @@ def collection_search(get=None, k: int = 5):
 def check_draft(text: str, sources: Sequence[str] = (), question: str | None = None) -> Verification:
     """Verify a draft against the collection (the function the API and the CLI call); with ``question``, a
     bare yes or no is verified as the answer to it."""
-    settings = get_settings()
+    settings = get_services().settings
     limit = settings.limits_max_draft_chars
     if not text or not text.strip():
         raise ValueError("the draft is empty")
