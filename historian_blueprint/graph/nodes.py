@@ -5,15 +5,12 @@ Nodes that need judgment ask their role of the run's engine (``roles``); they ne
 
 from __future__ import annotations
 
-import functools
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.config import get_stream_writer
 
 from historian_blueprint.roles import extractive
 from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
@@ -27,6 +24,7 @@ from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import premise_summary
+from historian_blueprint.graph.progress import node
 from historian_blueprint.graph.state import State
 
 
@@ -53,28 +51,6 @@ class Context:
 
 def ctx(config: RunnableConfig) -> Context:
     return config["configurable"]["historian"]
-
-
-def node(detail: Callable[[dict[str, Any]], str] | None = None):
-    """Time a node, add a trace entry and stream a progress event when it finishes."""
-
-    def wrap(fn: Callable[[State, RunnableConfig], dict[str, Any]]):
-        @functools.wraps(fn)
-        def run(state: State, config: RunnableConfig) -> dict[str, Any]:
-            t0 = time.perf_counter()
-            update = fn(state, config)
-            ms = round((time.perf_counter() - t0) * 1000, 2)
-            text = detail(update) if detail else ""
-            entry = {"node": fn.__name__, "ms": ms, "detail": text}
-            try:
-                get_stream_writer()({"event": "node", **entry})
-            except RuntimeError:  # not running under a stream: nothing to report to
-                pass
-            return {**update, "trace": [entry]}
-
-        return run
-
-    return wrap
 
 
 def task(state: State, c: Context) -> Task:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from historian_blueprint.graph.nodes import node
+from historian_blueprint.graph.progress import node
 from historian_blueprint.mapping import adversary, credibility, entities, synthesis
 from historian_blueprint.mapping.compare import Comparison, Embed, compare
 from historian_blueprint.mapping.nlp import Reading, Statement, name_key, read_passages

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from historian_blueprint import history
-from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.app import get_services, get_settings, get_store
 from historian_blueprint.index import service
 from historian_blueprint.mapping.graph import MapContext, iter_map
 from historian_blueprint.settings import MapSettings, read
@@ -40,11 +40,10 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
         weights=settings.weights, document_types=settings.document_types,
     )
     if client is not None or get_settings().engine == "llm":
-        from historian_blueprint.graph.run import llm_client
         from historian_blueprint.mapping.llm_mapper import llm_mapper
         from historian_blueprint.roles.llm import LLMEngine
 
-        context.mapper = llm_mapper(LLMEngine(client=client or llm_client()))
+        context.mapper = llm_mapper(LLMEngine(client=client or get_services().llm()))
     for key, value in overrides.items():
         if not hasattr(context, key):
             raise TypeError(f"make_map_context() got an unknown setting {key!r}")
