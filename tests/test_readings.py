@@ -105,3 +105,19 @@ def test_a_dense_generation_carries_its_documents_readings_and_serves_them(tmp_p
             assert readings.stored(text) == readings.read(text)
     finally:
         readings.serve(None)
+
+
+def test_an_incremental_build_takes_over_the_readings_of_unchanged_documents(tmp_path, monkeypatch):
+    texts = [t for t in corpus_texts(4) if len(t) >= readings.MIN_CHARS]
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    readings.save(tmp_path / "old", texts)
+    previous = readings.load(tmp_path / "old")
+    changed = texts[0] + " A sentence added since."
+    fresh_reads = []
+    real = readings.read
+    monkeypatch.setattr(readings, "read", lambda text: fresh_reads.append(text) or real(text))
+    readings.save(tmp_path / "new", [changed, *texts[1:]], previous)
+    assert fresh_reads == [changed]  # only the changed document is read again
+    table = readings.load(tmp_path / "new")
+    assert all(table.get(t) == real(t) for t in [changed, *texts[1:]])

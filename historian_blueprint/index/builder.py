@@ -354,8 +354,9 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     # the verifier's readings of whole documents (seconds per thousand): not in a words-only first generation,
     # which must serve as soon as it can
     texts = [docs[s].text for s in documents] if dense else []
+    previous = gen.generation_dir(index_dir, current["generation"]) if current else None
     gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25,
-                         texts)
+                         texts, previous)
     os.replace(building, final_dir)
     store.meta.replace_one(
         {"_id": gen.INDEX_META_ID},

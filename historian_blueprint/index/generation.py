@@ -79,9 +79,11 @@ def write_generation(
     faiss_index: Any,
     bm25: BM25Index,
     texts: Iterable[str] = (),
+    previous: Path | None = None,
 ) -> None:
     """Write every file of a generation into ``directory`` (a fresh temporary folder); ``texts``: the documents
-    whose sentences the verifier will read from the generation (text/readings.py) instead of afresh."""
+    whose sentences the verifier will read from the generation (text/readings.py) instead of afresh; ``previous``: the
+    serving generation's folder, whose readings of unchanged documents are taken over."""
     import faiss
 
     directory.mkdir(parents=True)
@@ -95,7 +97,7 @@ def write_generation(
         np.save(directory / "vectors.npy", vectors)
         faiss.write_index(faiss_index, str(directory / "faiss.index"))
     bm25.save(directory)
-    readings.save(directory, texts)
+    readings.save(directory, texts, readings.load(previous) if previous is not None else None)
     (directory / "documents.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     fsync_dir(directory)

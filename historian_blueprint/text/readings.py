@@ -55,8 +55,10 @@ def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def save(directory: Path, texts: Iterable[str]) -> int:
-    """Read every text of at least MIN_CHARS characters and write the table into ``directory``; return how many."""
+def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -> int:
+    """Read every text of at least MIN_CHARS characters and write the table into ``directory``; return how many.
+    ``previous``: the last generation's table, whose readings of unchanged texts are taken over (an incremental
+    build reads only what changed)."""
     vocab: dict[str, int] = {}
     keys: list[bytes] = []
     # compact arrays, not lists of Python ints: a large collection's ids run to hundreds of millions
@@ -68,7 +70,7 @@ def save(directory: Path, texts: Iterable[str]) -> int:
         offsets.append(len(into))
 
     for text in dict.fromkeys(t for t in texts if len(t) >= MIN_CHARS):
-        reading = read(text)
+        reading = (previous.get(text) if previous is not None else None) or read(text)
         keys.append(_key(text))
         for (s, e, found), names in zip(reading.sentences, reading.names):
             spans_.extend((s, e))
