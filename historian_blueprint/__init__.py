@@ -11,7 +11,9 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint.app import HistorianState, Services, get_services, get_settings, get_state, get_store, provide, setup
+from historian_blueprint.app import (
+    HistorianState, Services, get_services, get_settings, get_state, get_store, provide, setup,
+)
 from historian_blueprint.cli import build_cli
 from historian_blueprint.config import ConfigError
 from historian_blueprint.index import service as index_service

@@ -26,7 +26,8 @@ log = logging.getLogger("historian")
 
 
 # How the floors above make the services this floor cannot import: "retriever" (index/service.py) and "engine"
-# (the extension, historian_blueprint/__init__.py). Each registers a factory ``(services, **options) -> service`` with ``@provide(name)``.
+# (the extension, historian_blueprint/__init__.py). Each registers a factory ``(services, **options) -> service``
+# with ``@provide(name)``.
 PROVIDERS: dict[str, Callable[..., Any]] = {}
 
 

@@ -203,9 +203,11 @@ class Settings(BaseSettings):
         return self
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         """The values ``resolve`` layered (profile, environment, options, app.config: each key replaced whole by the
         highest layer that sets it, never merged: a token revoked in app.config is gone); nothing else (no .env)."""
         return (init_settings,)
@@ -296,8 +298,9 @@ class _ProfileSource(PydanticBaseSettingsSource):
         return {k.lower(): v for k, v in profile_values(self.profile).items()}
 
 
-_PLAIN = {"int_type": "expected an integer", "int_parsing": "expected an integer", "bool_type": "expected true or false",
-          "float_type": "expected a number", "dict_type": "expected a mapping", "string_type": "expected a string"}
+_PLAIN = {"int_type": "expected an integer", "int_parsing": "expected an integer",
+          "bool_type": "expected true or false", "float_type": "expected a number",
+          "dict_type": "expected a mapping", "string_type": "expected a string"}
 
 
 def resolve(explicit: Mapping[str, Any], options: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:

@@ -125,7 +125,8 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     ranked = sorted(best.values(), key=lambda h: -h["score"])
     cap = max(c.rerank_k * 2, c.top_k)
     keep = set(kept)
-    hits = [h for h in ranked if passage(h) in keep] + [h for h in ranked if passage(h) not in keep][: max(cap - len(keep), 0)]
+    rest = [h for h in ranked if passage(h) not in keep][: max(cap - len(keep), 0)]
+    hits = [h for h in ranked if passage(h) in keep] + rest
     taken = {passage(h) for h in hits}
     hits += [h for h in extra if passage(h) not in taken]
     return {"hits": sorted(hits, key=lambda h: -h["score"])}

@@ -109,8 +109,10 @@ class AtlasRetriever:
             words_rows = list(self.chunks.aggregate(text_pipeline(query, pool, filters, self.search_index)))
         if filters.author is not None:  # every word of it in the byline or title, as the local backend asks
             wanted = _words(filters.author)
-            dense_rows, words_rows = ([r for r in rows if wanted <= _words(f"{r.get('author') or ''} {r.get('title') or ''}")]
-                                      for rows in (dense_rows, words_rows))
+            def byline(r: dict[str, Any]) -> set[str]:
+                return _words(f"{r.get('author') or ''} {r.get('title') or ''}")
+
+            dense_rows, words_rows = ([r for r in rows if wanted <= byline(r)] for rows in (dense_rows, words_rows))
         dense, words = _normalized(dense_rows), _normalized(words_rows)
         rows = {(r["source_id"], int(r["start"])): r for r in words_rows + dense_rows}
         if not dense:  # words alone (or meanings alone) rank by their own score

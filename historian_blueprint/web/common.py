@@ -90,7 +90,8 @@ def delete_own(run: dict[str, Any], what: str) -> None:
     history.delete_run(get_store(), run)
 
 
-def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]], dict[str, Any]], what: str) -> Response:
+def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]], dict[str, Any]],
+                what: str) -> Response:
     """Server-sent events of a run: one ``node`` event per finished step, ``done`` with ``done(event)``'s payload
     (or ``error``: the page must hear about a failure rather than hang)."""
     def generate() -> Iterator[str]:
