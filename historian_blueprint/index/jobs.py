@@ -108,8 +108,8 @@ def run(store: Store, job_id: str, index_dir: Path, settings: IndexSettings, emb
         store.meta.update_one({"_id": LOCK_ID, "job_id": job_id}, {"$set": {"heartbeat_at": now}})
 
     try:
-        # the build reads every document from here on: writes asked for until now are in it
-        store.meta.update_one({"_id": SYNC_ID}, {"$set": {"pending": False}})
+        if job.get("only") is None:  # a whole build reads every document from here on: writes asked until now are in it
+            store.meta.update_one({"_id": SYNC_ID}, {"$set": {"pending": False}})
         if callable(embedder) and not hasattr(embedder, "encode"):
             embedder = embedder()
         only = set(job["only"]) if job.get("only") is not None else None
