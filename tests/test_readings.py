@@ -68,7 +68,7 @@ def test_a_stored_document_is_not_read_again(serving, monkeypatch):
     def no_reading(text):
         raise AssertionError("read afresh")
 
-    monkeypatch.setattr(evidence, "claim_sentence_spans", no_reading)
+    monkeypatch.setattr(readings, "claim_sentence_spans", no_reading)
     monkeypatch.setattr(evidence, "content_words", no_reading)
     long = [t for t in texts if len(t) >= readings.MIN_CHARS]
     assert all(evidence.sentences_of(t) and evidence.document_words(t) for t in long)

@@ -44,11 +44,20 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
+def sentences(text: str) -> Sentences:
+    """Each sentence of a text (``claim_sentence_spans``) with its content words, read afresh."""
+    return tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
+
+
+def names(text: str, cuts: Sentences) -> tuple[frozenset[str], ...]:
+    """Each of these sentences' whole words (``name_words``), read afresh."""
+    return tuple(name_words(text[s:e]) for s, e, _ in cuts)
+
+
 def read(text: str) -> Reading:
     """A document read afresh."""
-    cuts = claim_sentence_spans(text)
-    return Reading(tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in cuts),
-                   tuple(name_words(text[s:e]) for s, e in cuts), frozenset(content_words(text)))
+    cuts = sentences(text)
+    return Reading(cuts, names(text, cuts), frozenset(content_words(text)))
 
 
 def _key(text: str) -> bytes:

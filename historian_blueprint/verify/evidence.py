@@ -43,9 +43,7 @@ def _stored(text: str) -> readings.Reading | None:
 @lru_cache(maxsize=512)
 def sentences_of(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
     stored = _stored(text)
-    if stored is not None:
-        return stored.sentences
-    return tuple((s, e, frozenset(content_words(text[s:e]))) for s, e in claim_sentence_spans(text))
+    return stored.sentences if stored is not None else readings.sentences(text)
 
 
 @lru_cache(maxsize=512)
@@ -112,9 +110,7 @@ def stated_figures(sentence: str) -> tuple[float, ...]:
 def word_sentences(text: str) -> tuple[frozenset[str], ...]:
     """Each sentence's words (whole words: "lee" is not in "fleet")."""
     stored = _stored(text)
-    if stored is not None:
-        return stored.names
-    return tuple(name_words(text[s:e]) for s, e, _ in sentences_of(text))
+    return stored.names if stored is not None else readings.names(text, sentences_of(text))
 
 
 def best_window(
