@@ -45,9 +45,7 @@ class Historian:
         setup(app, self.options, collection if collection is not None else self.collection)
         # the support reading is process-wide (the verifier is a library below the app): the scorer on or off
         settings = get_settings(app)
-        if settings.retrieval_backend not in index_service.BACKENDS:  # a backend registers on import: import it first
-            raise ConfigError(f"HISTORIAN_RETRIEVAL_BACKEND={settings.retrieval_backend!r}: not one of "
-                              f"{', '.join(sorted(index_service.BACKENDS))}")
+        index_service.backend_named(settings.retrieval_backend)  # an unknown backend fails at start-up
         support.use_scorer(settings.verify_scorer == "on")
         app.register_blueprint(build_blueprint(), url_prefix=settings.url_prefix)
         app.cli.add_command(build_cli())

@@ -134,14 +134,13 @@ def _register_index_commands(group: AppGroup) -> None:
         """Write the serving local generation's chunks and vectors into the `atlas` backend's chunk collection
         (HISTORIAN_RETRIEVAL_ATLAS_COLLECTION), replacing what it held; then create its two search indexes in Atlas
         (docs/search-index.md) and set HISTORIAN_RETRIEVAL_BACKEND=atlas."""
-        settings = get_settings()
-        name = settings.retrieval_atlas_collection or f"{settings.collection_prefix}chunks"
         try:
             loaded = service.get_index()
         except (service.IndexNotBuilt, service.IndexMismatch) as exc:
             raise click.ClickException(str(exc)) from None
-        written = service.export_chunks(loaded, get_store().database[name])
-        click.echo(f"{written} chunks of generation {loaded.number} written to {name}")
+        chunks = service.atlas_chunks()
+        written = service.export_chunks(loaded, chunks)
+        click.echo(f"{written} chunks of generation {loaded.number} written to {chunks.name}")
 
     @group.command("sync")
     @click.option("--every", type=click.FloatRange(min=5), default=None, metavar="SECONDS",

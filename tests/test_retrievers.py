@@ -158,3 +158,18 @@ def test_export_chunks_writes_every_chunk_with_its_vector(built):
         assert chunks.count_documents({}) == len(loaded.rows)
         one = chunks.find_one({"source_id": loaded.rows.source_ids[0], "start": loaded.rows.starts[0]})
         assert len(one["embedding"]) == 384 and one["text"] == loaded.rows.texts[0]
+
+
+def test_atlas_reads_an_author_filter_as_the_local_backend_does():
+    from historian_blueprint.index.atlas import AtlasRetriever
+
+    def by(source_id, start, score, author):
+        return {**row(source_id, start, score), "author": author, "title": ""}
+
+    replies = [by("fdr", 0, 0.9, "Franklin D. Roosevelt"), by("tr", 10, 0.8, "Theodore Roosevelt"),
+               by("wilson", 20, 0.7, "Woodrow Wilson")]
+    chunks = RecordedChunks({"$vectorSearch": replies, "$search": replies})
+    atlas = AtlasRetriever(chunks, lambda q: [0.1], vector_index="v", search_index="s", dense_weight=0.7,
+                           bm25_weight=0.3)
+    assert {h.source_id for h in atlas.search("banks", 5, Filters(author="FDR"))} == {"fdr"}  # initials
+    assert {h.source_id for h in atlas.search("banks", 5, Filters(author="Roosevelt"))} == {"fdr", "tr"}

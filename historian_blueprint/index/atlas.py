@@ -25,12 +25,14 @@ The two rankings are fused as the local backend fuses FAISS and BM25: each min-m
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
-from historian_blueprint.index.retriever import Filters, Hit, Mode
+import numpy as np
+
+from historian_blueprint.index.retriever import Filters, Hit, Mode, minmax
 from historian_blueprint.index.retrievers import RetrieverStatus
+from historian_blueprint.text.names import names
 
 CANDIDATES_PER_RESULT = 20  # numCandidates = limit x 20, MongoDB's advice for ANN recall
 MAX_CANDIDATES = 10_000     # the most numCandidates MongoDB accepts
@@ -80,13 +82,9 @@ def _project(meta: str) -> dict[str, Any]:
 
 
 def _normalized(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
-    if not rows:
-        return {}
-    scores = [float(r["score"]) for r in rows]
-    low, high = min(scores), max(scores)
-    span = high - low
-    return {(r["source_id"], int(r["start"])): ((float(r["score"]) - low) / span if span > 1e-12 else 1.0)
-            for r in rows}
+    """Each passage's score min-max normalized, as the local backend normalizes FAISS and BM25 scores."""
+    scores = minmax(np.array([float(r["score"]) for r in rows], dtype=np.float64))
+    return {(r["source_id"], int(r["start"])): float(x) for r, x in zip(rows, scores)}
 
 
 class AtlasRetriever:
@@ -107,12 +105,9 @@ class AtlasRetriever:
         words_rows = []
         if mode in ("hybrid", "bm25") or self.encode is None:
             words_rows = list(self.chunks.aggregate(text_pipeline(query, pool, filters, self.search_index)))
-        if filters.author is not None:  # every word of it in the byline or title, as the local backend asks
-            wanted = _words(filters.author)
-            def byline(r: dict[str, Any]) -> set[str]:
-                return _words(f"{r.get('author') or ''} {r.get('title') or ''}")
-
-            dense_rows, words_rows = ([r for r in rows if wanted <= byline(r)] for rows in (dense_rows, words_rows))
+        if filters.author is not None:  # the byline or title names them, read as the local backend reads it
+            dense_rows, words_rows = ([r for r in rows if names(filters.author, _byline(r))]
+                                      for rows in (dense_rows, words_rows))
         dense, words = _normalized(dense_rows), _normalized(words_rows)
         rows = {(r["source_id"], int(r["start"])): r for r in words_rows + dense_rows}
         if not dense:  # words alone (or meanings alone) rank by their own score
@@ -131,8 +126,8 @@ class AtlasRetriever:
         return RetrieverStatus(state, None, len(self.chunks.distinct("source_id")) if count else 0)
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", text.lower()))
+def _byline(row: dict[str, Any]) -> str:
+    return f"{row.get('author') or ''} {row.get('title') or ''}"
 
 
 def _hit(row: dict[str, Any], score: float, dense: float, words: float, rank: int) -> Hit:

@@ -58,7 +58,7 @@ class Hit:
         return asdict(self)
 
 
-def _minmax(values: np.ndarray) -> np.ndarray:
+def minmax(values: np.ndarray) -> np.ndarray:
     if not len(values):
         return values
     low, high = float(values.min()), float(values.max())
@@ -215,7 +215,7 @@ class LoadedIndex:
         elif mode == "bm25":
             fused = bm25
         else:
-            fused = dense_weight * _minmax(dense) + bm25_weight * _minmax(bm25)
+            fused = dense_weight * minmax(dense) + bm25_weight * minmax(bm25)
         order = np.argsort(-fused, kind="stable")[:top_k]
         return [self._hit(int(rows[i]), float(fused[i]), float(dense[i]), float(bm25[i])) for i in order]
 

@@ -30,7 +30,8 @@ from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 
 __all__ = [
     "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
-    "BACKENDS", "Retriever", "RetrieverStatus", "backend", "export_chunks", "retriever",
+    "BACKENDS", "Retriever", "RetrieverStatus", "atlas_chunks", "backend", "backend_named", "export_chunks",
+    "retriever",
     "context_header", "current_generation", "documents_changed", "embedder", "failed_documents", "find_job",
     "get_index", "holder", "index_dir", "indexed_text", "preload", "recent_jobs", "retrieve", "run_claimed",
     "request_build", "search_documents", "start_reindex", "take_follow_up",
@@ -88,13 +89,17 @@ def search_status() -> dict[str, Any]:
     return status
 
 
-def retriever(app: Flask | None = None) -> Retriever:
-    """The configured search backend (HISTORIAN_RETRIEVAL_BACKEND) for this request."""
-    name = get_settings(app).retrieval_backend
+def backend_named(name: str) -> Any:
+    """The factory of the retrieval backend registered as ``name``; ConfigError naming the known ones if none is."""
     factory = BACKENDS.get(name)
     if factory is None:
         raise ConfigError(f"HISTORIAN_RETRIEVAL_BACKEND={name!r}: not one of {', '.join(sorted(BACKENDS))}")
-    return factory(app or current_app)
+    return factory
+
+
+def retriever(app: Flask | None = None) -> Retriever:
+    """The configured search backend (HISTORIAN_RETRIEVAL_BACKEND) for this request."""
+    return backend_named(get_settings(app).retrieval_backend)(app or current_app)
 
 
 @provide("retriever")
@@ -120,9 +125,20 @@ def _weights(app: Flask) -> dict[str, float]:
     return {"dense_weight": settings.dense_weight, "bm25_weight": settings.bm25_weight}
 
 
+def _encode(app: Flask) -> Any:
+    """The search encoder as a backend uses it: one query in, its vector out."""
+    return lambda query: embedder(app).encode([query])[0]
+
+
+def atlas_chunks(app: Flask | None = None) -> Any:
+    """The `atlas` backend's chunk collection (HISTORIAN_RETRIEVAL_ATLAS_COLLECTION, else ``<prefix>chunks``)."""
+    settings = get_settings(app)
+    return get_store().database[settings.retrieval_atlas_collection or f"{settings.collection_prefix}chunks"]
+
+
 @backend("local")
 def _local(app: Flask) -> Retriever:
-    return LocalRetriever(get_index(), lambda query: embedder(app).encode([query])[0], **_weights(app))
+    return LocalRetriever(get_index(), _encode(app), **_weights(app))
 
 
 @backend("lexical")
@@ -133,9 +149,7 @@ def _lexical(app: Flask) -> Retriever:
 @backend("atlas")
 def _atlas(app: Flask) -> Retriever:
     settings = get_settings(app)
-    chunks = get_store().database[settings.retrieval_atlas_collection or f"{settings.collection_prefix}chunks"]
-    return AtlasRetriever(chunks, lambda query: embedder(app).encode([query])[0],
-                          vector_index=settings.retrieval_atlas_vector_index,
+    return AtlasRetriever(atlas_chunks(app), _encode(app), vector_index=settings.retrieval_atlas_vector_index,
                           search_index=settings.retrieval_atlas_search_index, **_weights(app))
 
 
