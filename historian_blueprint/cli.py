@@ -53,7 +53,7 @@ def _follow(job_id: str, bar: bool = True, alive: Any = None) -> dict:
     while True:
         job = service.find_job(job_id)
         if alive is not None and not alive():
-            job = service.find_job(job_id)
+            job = service.find_job(job_id)  # again: the thread may have finished the job after the read above
             if job["state"] in ("queued", "running"):
                 job = {**job, "state": "failed", "message": job.get("message") or "the build stopped before it began"}
             break

@@ -253,49 +253,27 @@ def _textual(info: FieldInfo) -> bool:
     return all(k is str or k is type(None) or isinstance(k, str) for k in kinds)
 
 
-class _EnvSource(PydanticBaseSettingsSource):
-    """``HISTORIAN_<KEY>`` variables, parsed as YAML except for text settings; an unknown one is an error."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        super().__init__(settings_cls)
-        self.environ = environ
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for name, raw in self.environ.items():
-            if not name.startswith(PREFIX) or name.startswith(NON_CONFIG_ENV):
-                continue
-            field = name[len(PREFIX):].lower()
-            info = Settings.model_fields.get(field)
-            if info is None:
-                raise ConfigError(f"unknown Historian setting in environment variable {name}")
-            if raw == "":  # set but empty: not set
-                continue
-            if _textual(info):
-                values[field] = raw
-                continue
-            try:
-                values[field] = yaml.safe_load(raw)
-            except yaml.YAMLError as exc:
-                raise ConfigError(f"{name}: cannot parse {raw!r}: {exc}") from exc
-        return values
-
-
-class _ProfileSource(PydanticBaseSettingsSource):
-    """The chosen YAML profile's values."""
-
-    def __init__(self, settings_cls: type[BaseSettings], profile: str | None) -> None:
-        super().__init__(settings_cls)
-        self.profile = profile or "default"
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return {k.lower(): v for k, v in profile_values(self.profile).items()}
+def _env_values(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The ``HISTORIAN_<KEY>`` variables, parsed as YAML except for text settings (an empty one is not set); an
+    unknown one is an error."""
+    values: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(PREFIX) or name.startswith(NON_CONFIG_ENV):
+            continue
+        field = name[len(PREFIX):].lower()
+        info = Settings.model_fields.get(field)
+        if info is None:
+            raise ConfigError(f"unknown Historian setting in environment variable {name}")
+        if raw == "":  # set but empty: not set
+            continue
+        if _textual(info):
+            values[field] = raw
+            continue
+        try:
+            values[field] = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{name}: cannot parse {raw!r}: {exc}") from exc
+    return values
 
 
 _PLAIN = {"int_type": "expected an integer", "int_parsing": "expected an integer",
@@ -318,9 +296,10 @@ def resolve(explicit: Mapping[str, Any], options: Mapping[str, Any], environ: Ma
             if key not in Settings.model_fields:
                 raise ConfigError(f"unknown Historian setting {name} in app.config")
             given[key] = value
-    env = _EnvSource(Settings, environ)()
+    env = _env_values(environ)
     profile = given.get("profile") or env.get("profile") or Settings.model_fields["profile"].default
-    values = {**_ProfileSource(Settings, profile)(), **env, **given}  # each key whole from its highest layer
+    layered = {k.lower(): v for k, v in profile_values(profile).items()}
+    values = {**layered, **env, **given}  # each key whole from its highest layer
     try:
         return Settings(**values)
     except ValidationError as exc:
