@@ -5,7 +5,6 @@ Nodes that need judgment ask their role of the run's engine (``roles``); they ne
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +18,7 @@ from historian_blueprint.schema import REFUSAL_PREFIX, Answer, ChallengeReport, 
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.dialect import dialect_query, in_dialect
 from historian_blueprint.text.markers import marker_ids
-from historian_blueprint.text.questions import CONTROL, clean_question
+from historian_blueprint.text.questions import clean_question, tidy
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
@@ -73,8 +72,7 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
     try:
         question = clean_question(state.get("question"), limit)
     except ValueError as exc:  # the run is stored, with what was wrong
-        kept = re.sub(r"\s+", " ", CONTROL.sub("", state.get("question") or "")).strip()[:limit]
-        return {"question": kept, "error": str(exc)}
+        return {"question": tidy(state.get("question"))[:limit], "error": str(exc)}
     history = [{"question": str(t.get("question", ""))[:limit], "answer": str(t.get("answer", ""))[:2000]}
                for t in (state.get("history") or [])[-5:] if isinstance(t, dict)]
     return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}

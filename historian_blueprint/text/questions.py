@@ -9,10 +9,15 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters 
 _SPACES = re.compile(r"\s+")
 
 
+def tidy(raw: object) -> str:
+    """The text without control characters, its spaces collapsed."""
+    return _SPACES.sub(" ", CONTROL.sub("", str(raw or ""))).strip()
+
+
 def clean_question(raw: object, limit: int, what: str = "the question") -> str:
-    """The question without control characters, its spaces collapsed; ``ValueError`` naming what is wrong when it
-    is empty or longer than ``limit`` characters."""
-    question = _SPACES.sub(" ", CONTROL.sub("", str(raw or ""))).strip()
+    """The question tidied (``tidy``); ``ValueError`` naming what is wrong when it is empty or longer than ``limit``
+    characters."""
+    question = tidy(raw)
     if not question:
         raise ValueError(f"{what} is empty")
     if len(question) > limit:
