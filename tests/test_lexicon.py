@@ -16,7 +16,8 @@ from tests.conftest import REPO
 LEXICON = REPO / "historian_blueprint" / "verify" / "lexicon"
 BUILD = REPO / "tools" / "build_lexicons.py"
 WORDNET = Path("/usr/share/wordnet")
-GENERATED = ("antonyms.json", "derivations.json", "words.json", "exceptions.json", "LICENSE-WordNet.txt", "README.md")
+GENERATED = ("antonyms.json", "derivations.json", "words.json", "exceptions.json", "nouns.json", "verb_nouns.json",
+             "LICENSE-WordNet.txt", "README.md")
 
 # Opposites WordNet 3.0 links with a direct antonym pointer ("!").
 ANTONYM_PAIRS = [

@@ -11,6 +11,7 @@ installed by Debian's ``wordnet-base`` package and writes, into --out:
     synonyms.json       {"word": ["synonym", ...]}       symmetric
     indirect_antonyms.json {"word": ["antonym", ...]}    symmetric
     nouns.json          ["word", ...]                    sorted: mainly nouns
+    verb_nouns.json     ["word", ...]                    sorted: nouns and verbs, not mainly nouns
     LICENSE-WordNet.txt the WordNet 3.0 licence and a provenance note
     README.md           what the files are, their counts, how to rebuild them
 
@@ -336,6 +337,13 @@ def build_nouns(wn: WordNet) -> list[str]:
     return sorted(out)
 
 
+def build_verb_nouns(wn: WordNet, nouns: list[str]) -> list[str]:
+    """Words with noun and verb senses that are not mainly nouns ("strike", "return", "purchase"): nouns where
+    a noun stands ("the railroad strike"), verbs elsewhere ("did the men strike")."""
+    mainly = set(nouns)
+    return sorted(w for w, parts in wn.lemmas.items() if is_word(w) and {"n", "v"} <= parts and w not in mainly)
+
+
 def build_exceptions(wn: WordNet) -> dict[str, set[str]]:
     table: dict[str, set[str]] = {}
     for form, bases in wn.exceptions.items():
@@ -462,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     indirect_text = dump_mapping(indirect)
     nouns = build_nouns(wn)
     nouns_text = dump_list(nouns)
+    verb_nouns = build_verb_nouns(wn, nouns)
+    verb_nouns_text = dump_list(verb_nouns)
 
     licence = licence_text(doc, wordnet)
     provenance = (
@@ -517,6 +527,7 @@ semantic-concordance sense tags (`cntlist.rev`, and `tagsense_cnt` of the
 | `synonyms.json` | `{{"word": ["synonym", ...]}}`: words sharing a synset, both with a tag count >= 1 | {len(synonyms)} words |
 | `indirect_antonyms.json` | `{{"word": ["antonym", ...]}}`: an adjective satellite against its head's direct antonyms (main/minor) | {len(indirect)} words |
 | `nouns.json` | sorted list of words that are mainly nouns | {len(nouns)} words |
+| `verb_nouns.json` | sorted list of words with noun and verb senses, not mainly nouns | {len(verb_nouns)} words |
 | `LICENSE-WordNet.txt` | the WordNet 3.0 licence and the provenance of these files | |
 
 * `antonyms.json`: WordNet's direct antonym pointers (`!`, between specific word
@@ -540,6 +551,10 @@ semantic-concordance sense tags (`cntlist.rev`, and `tagsense_cnt` of the
   acre, plantation; not judge or estimate). It tells the things a question
   names, which the cited passages must mention, from its verbs, which they may
   paraphrase.
+* `verb_nouns.json`: words with both noun and verb senses that are not mainly
+  nouns (strike, return, purchase). Where a question uses one as a noun (after
+  an article or possessive, or as the head of "the railroad strike"), it is a
+  thing the cited passages must mention too.
 * `exceptions.json`: the irregular inflections of `noun.exc`, `verb.exc`,
   `adj.exc` and `adv.exc`, all parts of speech merged, each form with every base
   it can come from (`"axes": ["ax", "axis"]`, `"fell": ["fall"]`; a form that is
@@ -574,6 +589,7 @@ WordNet 3.0 licence reproduced in `LICENSE-WordNet.txt`, built on {args.date}.
         "synonyms.json": synonyms_text,
         "indirect_antonyms.json": indirect_text,
         "nouns.json": nouns_text,
+        "verb_nouns.json": verb_nouns_text,
         "LICENSE-WordNet.txt": licence_file,
         "README.md": readme,
     }

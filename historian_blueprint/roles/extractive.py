@@ -19,7 +19,7 @@ from historian_blueprint.roles.written import lead
 from historian_blueprint.text.dialect import standard_words
 from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
-from historian_blueprint.text.spans import sentence_spans
+from historian_blueprint.text.spans import MAX_QUOTE, quote_spans
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
 from historian_blueprint.verify.asked import asks, holds_type, name_asked
 from historian_blueprint.verify.question import constraints, unmet
@@ -174,7 +174,7 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
     for rank, hit in enumerate(hits):
         # the document's title, author and year answer "who" and "when" parts of a question
         metadata = set(content_words(f"{hit['title']} {hit.get('author') or ''} {hit.get('year') or ''}"))
-        spans = list(sentence_spans(hit["text"]))
+        spans = quote_spans(hit["text"])
         for n, (s, e) in enumerate(spans):
             sentence = hit["text"][s:e]
             words = set(content_words(sentence)) | standard_words(sentence)  # "Marster tole us": master, tell
@@ -183,11 +183,11 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
             typed = holds_type(kind, sentence, question=question)  # always, when the question asks for no type
             if not typed and n + 1 < len(spans):
                 following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]  # "one cloud upon our horizon." "It hangs over Mexico."
-                if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= 600:
+                if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= MAX_QUOTE:
                     e = spans[n + 1][1]
                     sentence, typed = hit["text"][s:e], True
                     words = set(content_words(sentence)) | standard_words(sentence)
-            if len(words) < 4 or len(sentence) > 600:
+            if len(words) < 4:
                 continue
             overlap = len(q_words & (words | metadata)) / max(len(q_words), 1)
             if overlap < MIN_CONTEXT_OVERLAP:

@@ -26,7 +26,7 @@ import numpy as np
 
 from historian_blueprint.roles.shapes import Shape, Side, belongs, side_words
 from historian_blueprint.schema import Fact
-from historian_blueprint.text.spans import sentence_spans
+from historian_blueprint.text.spans import quote_spans
 from historian_blueprint.text.words import content_words
 
 Embed = Callable[[list[str]], np.ndarray]  # texts -> normalized vectors (index.embedding.Embedder.encode)
@@ -107,12 +107,12 @@ def _meaning(side: Side, pool: Sequence[Fact], embed: Embed | None) -> list[floa
 
 def sentences_of(hits: Sequence[dict[str, Any]]) -> list[Fact]:
     """Every sentence of the passages (a comparison's sides are read whole, not only where they share the
-    question's words), with its exact offsets; at least four content words, at most 600 characters."""
+    question's words), with its exact offsets; at least four content words; a long sentence by its clauses."""
     out = []
     for hit in hits:
-        for s, e in sentence_spans(hit["text"]):
+        for s, e in quote_spans(hit["text"]):
             text = hit["text"][s:e]
-            if len(text) > 600 or len(set(content_words(text))) < 4:
+            if len(set(content_words(text))) < 4:
                 continue
             out.append(Fact(source_id=hit["source_id"], title=hit["title"], author=hit.get("author"), year=hit.get("year"),
                             start=hit["start"] + s, end=hit["start"] + e, text=text, locator=hit["locator"], score=0.0))

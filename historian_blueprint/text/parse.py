@@ -18,7 +18,22 @@ def pipeline() -> Any:
     with _nlp_lock:
         if _nlp is None:
             _nlp = _load_without_torch()
+            _abbreviations(_nlp)
         return _nlp
+
+
+def _abbreviations(nlp: Any) -> None:
+    """Read a capitalized title or short form ("No. 14", "Gen. Lee", "Supt. Ross") as one token, as the sentence
+    splitter does (text.spans.TITLES, NUMBER_FORMS): spaCy's tokenizer knows "Mr." and "St." but cuts "No." and
+    "Supt." in two, and the parse then takes "No" for a subject."""
+    from spacy.symbols import ORTH
+
+    from historian_blueprint.text.spans import NUMBER_FORMS, TITLES
+
+    for title in TITLES | NUMBER_FORMS:
+        form = title.capitalize() + "."
+        if len(nlp.tokenizer(form)) > 1:
+                nlp.tokenizer.add_special_case(form, [{ORTH: form}])
 
 
 # Held while PyTorch is hidden (below), and by whatever looks for or imports PyTorch meanwhile in another thread

@@ -16,6 +16,14 @@ SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*(?=\s)|\n[ \t]*\n""")
 # space that follows it, or at any line break (looser than SENTENCE_END: a hard-wrapped line is an edge).
 CUT = re.compile(r"[.!?][\"'”’)]*\s+|\n")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+# A period that ends an abbreviation, not a sentence: an initial ("Eugene V. Debs", "J. P. Morgan", the "S." of
+# "U.S.") or a capitalized title ("Gen. Lee", "St. Louis", "Supt. Ross") before a name or a number, or a short form
+# before a number ("No. 3", "p. 12", "vol. 2"). "He said no. Then ..." ends a sentence.
+_INITIAL = re.compile(r"(?:^|(?<=[\s.(\[\"'“‘]))[A-Z]\.$")
+TITLES = frozenset("mr mrs messrs dr st ste mt ft gen col capt lt maj sgt adm cmdr gov sen rep hon rev prof pres "
+                   "supt".split())
+NUMBER_FORMS = frozenset("no nos vol vols pp p fig art sec ch".split())
+_BEFORE_NAME = re.compile(r"\s+[\"'“‘(]?[A-Z0-9]")
 
 
 class Layout:
@@ -76,7 +84,25 @@ class Layout:
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
     """Yield (start, end) of each sentence-like unit in text[start:end], whitespace trimmed."""
     end = len(text) if end is None else end
-    return pieces(text, start, (m.end() for m in SENTENCE_END.finditer(text, start, end)), end)
+    cuts = (m.end() for m in SENTENCE_END.finditer(text, start, end) if not _abbreviation(text, m, end))
+    return pieces(text, start, cuts, end)
+
+
+def _abbreviation(text: str, match: re.Match[str], end: int) -> bool:
+    """True when the period matched ends an initial or a title before a name, or a short form before a number."""
+    if match.group() != ".":
+        return False
+    at = match.start()
+    following = _BEFORE_NAME.match(text, at + 1, end)
+    if not following:
+        return False
+    word = text[max(0, at - 12):at + 1].rsplit(None, 1)[-1].lstrip("\"'“‘([")
+    if _INITIAL.search(word):  # "I." is the pronoun ("it was I. Then ...") unless a name stands before it
+        return word[-2] != "I" or bool(re.search(r"[A-Z][\w.]*\s+$", text[max(0, at - 40):at - 1]))
+    short = word[:-1]
+    if following.group()[-1].isdigit() and short.lower() in NUMBER_FORMS:
+        return True
+    return short[:1].isupper() and short.lower() in TITLES
 
 
 def pieces(text: str, start: int, cuts: Iterable[int], end: int) -> Iterator[tuple[int, int]]:
@@ -107,6 +133,32 @@ def claim_sentence_spans(text: str) -> list[tuple[int, int]]:
     for start, end in sentence_spans(text):
         cuts = [start] + [start + m.start() for m in _GLUED.finditer(text[start:end])] + [end]
         out.extend((a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip())
+    return out
+
+
+MAX_QUOTE = 600  # characters: the longest sentence quoted whole; a longer one is quoted by its clauses
+# Where a long sentence may be cut into clauses: after a semicolon or colon, else after a comma.
+_CLAUSE_BREAKS = (re.compile(r"[;:]\s+"), re.compile(r",\s+"))
+
+
+def quote_spans(text: str, limit: int = MAX_QUOTE) -> list[tuple[int, int]]:
+    """sentence_spans(), with each sentence longer than ``limit`` cut into clauses (at the semicolon or colon
+    nearest its middle, else the comma) until every piece fits: period prose writes sentences of 600 characters
+    and more, and the clause that answers is quotable on its own. A piece with no break to cut at is dropped."""
+    out: list[tuple[int, int]] = []
+    todo = list(sentence_spans(text))[::-1]
+    while todo:
+        start, end = todo.pop()
+        if end - start <= limit:
+            out.append((start, end))
+            continue
+        middle = (start + end) / 2
+        for breaks in _CLAUSE_BREAKS:
+            cuts = [m.end() for m in breaks.finditer(text, start, end) if start < m.start() and m.end() < end]
+            if cuts:
+                cut = min(cuts, key=lambda c: abs(c - middle))
+                todo += [span for span in (_trim(text, cut, end), _trim(text, start, cut)) if span]
+                break
     return out
 
 

@@ -27,7 +27,7 @@ from historian_blueprint.verify.asked import (
     _DAYS, _MONTHS, DOCUMENT_WORDS, FRAME_WORDS, GENERIC_NAMES, NOT_PERSON, PERSON_TITLES, answers, describe_type, wanted,
 )
 from historian_blueprint.verify.evidence import related_form
-from historian_blueprint.verify.rules.lexicon import kin, lemma, nouns, spelled_alike
+from historian_blueprint.verify.rules.lexicon import kin, lemma, nouns, spelled_alike, verb_nouns
 
 _QUALIFIER = re.compile(
     r"\b(?P<prep>on|in|at|aboard|inside|near|during)\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+|its\s+)?"
@@ -170,10 +170,12 @@ def things(question: str) -> list[Constraint]:
     want = wanted(question)
     typed = {w.lower() for w in want.text.split()[1:]} if want.kind in ("date", "person", "place") else set()
     out, seen = [], set()
+    verb = _do_verb(q)
     for m in _LOWER_WORD.finditer(q):
         token = re.sub(r"'s?$", "", m.group())
         base = lemma(token)
-        if (token in STOPWORDS or token in _WH or token.endswith(("ed", "ing")) or base not in nouns()
+        noun = base in nouns() or (base in verb_nouns() and m.start() != verb and _noun_place(q[:m.start()]))
+        if (token in STOPWORDS or token in _WH or token.endswith(("ed", "ing")) or not noun
                 or base in ASKING_NOUNS | DOCUMENT_WORDS | FRAME_WORDS | GENERIC_NAMES | _MONTHS | _DAYS
                 or token in typed or base in typed or q[:m.start()].rstrip().lower().endswith(" to")):
             continue
@@ -181,6 +183,47 @@ def things(question: str) -> list[Constraint]:
             seen.add(base)
             out.append(Constraint(token, "thing", frozenset({base})))
     return out
+
+
+# What makes the next word a noun: an article, a possessive or a demonstrative ("the strike", "his return").
+_DETERMINERS = frozenset("the a an this that these those his her its their our your my".split())
+_PREVIOUS = re.compile(r"(?:^|[^\w'-])([A-Za-z][\w'-]*)\s+$")
+
+
+_DO = re.compile(r"\b(?:did|does|do)\s+", re.I)
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _do_verb(question: str) -> int | None:
+    """Where the main verb of a question with "did", "does" or "do" stands: the last word of the run after it
+    that ends at a function word or a mark ("did Luke Hadnot's plantation cover?", "did the miners return to
+    work"); its subject comes before it. None without one."""
+    do = _DO.search(question)
+    if not do:
+        return None
+    last = None
+    for m in _WORD.finditer(question, do.end()):
+        if question[last.end() if last else do.end():m.start()].strip():
+            break  # a comma, a question mark: the run ended
+        if m.group().lower() in STOPWORDS and m.group().lower() not in _DETERMINERS:
+            break
+        last = m
+    return last.start() if last else None
+
+
+def _noun_place(before: str) -> bool:
+    """A word used as a verb or a noun ("strike", "return") is a noun after a determiner, a possessive or a noun
+    it completes ("the railroad strike", "Cleveland's return"), also with a modifier between ("the great strike");
+    a plural noun before it is its subject ("when did the miners return")."""
+    m = _PREVIOUS.search(before)
+    if not m:
+        return False
+    word = m.group(1)
+    if word.lower() in _DETERMINERS or word.endswith("'s"):
+        return True
+    if word.islower() and word not in STOPWORDS and word not in nouns() and word not in verb_nouns():
+        return _noun_place(before[:m.start(1)])  # a modifier between: "the great strike", "his sudden return"
+    return word.islower() and lemma(word) == word and word in nouns() and word not in STOPWORDS  # "the miners return"
 
 
 def thing_mentioned(constraint: Constraint, texts: Sequence[str]) -> bool:

@@ -62,6 +62,13 @@ def nouns() -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
+def verb_nouns() -> frozenset[str]:
+    """Words with noun and verb senses in WordNet that are not mainly nouns ("strike", "return", "purchase")."""
+    data = _load("verb_nouns.json")
+    return frozenset(data) if isinstance(data, list) else frozenset()
+
+
+@lru_cache(maxsize=None)
 def exceptions() -> dict[str, str]:
     data = _load("exceptions.json")
     if isinstance(data, dict) and "exceptions" in data:
