@@ -104,6 +104,8 @@ def test_initials_titles_and_numbered_forms_do_not_end_a_sentence_but_a_plain_wo
 
     assert sentences("Eugene V. Debs spoke at St. Louis. Gen. Lee came by train No. 14 (see p. 4 of vol. 2). It rained.") == [
         "Eugene V. Debs spoke at St. Louis.", "Gen. Lee came by train No. 14 (see p. 4 of vol. 2).", "It rained."]
+    assert sentences("He sailed on Nov. 27 from New York. It sank in Dec. Then.") == [
+        "He sailed on Nov. 27 from New York.", "It sank in Dec.", "Then."]
     assert sentences("He said no. Then he left. It was I. The end came at No. Nine.") == [
         "He said no.", "Then he left.", "It was I.", "The end came at No.", "Nine."]
     # a sentence longer than a quote can be is quoted by its clauses, cut nearest its middle

@@ -252,6 +252,28 @@ def test_a_word_that_is_a_noun_and_a_verb_is_a_thing_where_a_noun_stands():
              ("His surrender to the Salvadorean authorities had been demanded.", byline)]
     found = premise(question, other)  # railroad and authority mentioned, the strike nowhere
     assert found is not None and {"text": "strike", "kind": "thing"} in found["unmet"]
+    assert [c.text for c in things("How was Julia Malone's second husband killed?")] == ["husband"]  # a modifier
+
+
+def test_the_span_holding_the_answer_must_be_about_whom_the_question_names():
+    """On one front page, a salary beside another man's name is no answer to what Cermak drew; the same figure
+    said of Cermak is."""
+    page = "Chicago eagle, 1916-01-01, front page, Henry F. Donovan"
+    question = "What yearly salary did Anton J. Cermak draw as chief bailiff of the Chicago Municipal Court?"
+    others = [("A silver star was presented to each of the Municipal court Judges by Anton J. Cermak, the chief bailiff.", page),
+              ("John B. Price, chief of Record Division, salary 11,800.", page)]
+    found = premise(question, others)
+    assert found is not None and {"text": "What yearly salary", "kind": "answer", "asks": "number"} in found["unmet"]
+    his = [("Anton J. Cermak, chief bailiff of the Municipal Court, salary 6,000.", page)]
+    assert premise(question, his) is None
+
+
+def test_a_name_met_only_by_another_document_is_named_even_when_something_else_is_missing():
+    hamilton = "Louis Hamilton, interviewed by the Federal Writers' Project, 1937"
+    cited = [("De first time I voted was for Teddy Roosevelt.", hamilton),
+             ("President McKinley filled that political office for which the entire people vote.", "Editorial, 1901")]
+    found = premise("Why did Louis Hamilton vote for William McKinley the first time he voted?", cited)
+    assert found is not None and "William McKinley" in found["finding"] and "different documents" in found["finding"]
 
 
 def test_the_question_nouns_hold_their_figures_on_the_sealed_questions():

@@ -57,6 +57,9 @@ class Toy:
     def status(self):
         return RetrieverStatus("serving", 1, 1)
 
+    def authors_named(self, name):
+        return 0
+
 
 def test_a_toy_backend_through_the_public_door(tmp_path, monkeypatch):
     monkeypatch.setitem(service.BACKENDS, "toy", None)  # registered for this test only
@@ -115,7 +118,7 @@ class RecordedChunks:
     def estimated_document_count(self):
         return 3
 
-    def distinct(self, key):
+    def distinct(self, key, where=None):
         return ["a", "b"]
 
 
@@ -158,6 +161,16 @@ def test_export_chunks_writes_every_chunk_with_its_vector(built):
         assert chunks.count_documents({}) == len(loaded.rows)
         one = chunks.find_one({"source_id": loaded.rows.source_ids[0], "start": loaded.rows.starts[0]})
         assert len(one["embedding"]) == 384 and one["text"] == loaded.rows.texts[0]
+        # the atlas backend over what was exported tells what it searches and whose bylines it holds as the local one
+        from historian_blueprint.index.atlas import AtlasRetriever
+
+        atlas = AtlasRetriever(chunks, None, vector_index="v", search_index="s", dense_weight=0.7, bm25_weight=0.3)
+        local = service.retriever()
+        ours, theirs = atlas.status(), local.status()
+        assert (ours.documents, ours.years, ours.collections) == (theirs.documents, theirs.years, theirs.collections)
+        author = next(info["author"] for info in loaded.documents.values() if info.get("author"))
+        assert atlas.authors_named(author) == local.authors_named(author) > 0
+        assert atlas.authors_named("Nobody Whatsoever") == local.authors_named("Nobody Whatsoever") == 0
 
 
 def test_atlas_reads_an_author_filter_as_the_local_backend_does():

@@ -14,7 +14,9 @@ from langchain_core.runnables import RunnableConfig
 from historian_blueprint.roles import extractive
 from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
 from historian_blueprint.roles.shapes import Shape, described, shape_of, side_filters, with_bylines
-from historian_blueprint.schema import REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, SourceText, worse
+from historian_blueprint.schema import (
+    REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, SourceText, worse,
+)
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.dialect import dialect_query, in_dialect
 from historian_blueprint.text.markers import marker_ids
@@ -264,6 +266,8 @@ def counter_argue(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 @node(lambda u: u["verification"]["judge"]["summary"])
 def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
+    """The judge's role: the claims' verdicts and the reports weighed into a status (what the answer as a whole
+    owes its question is checked after, by ``cite``)."""
     c = ctx(config)
     v = state["verification"]
     reports = Reports(ChallengeReport(**v["challenge"]), InterrogationReport(**v["interrogation"]), CounterReport(**v["counter"]))
@@ -272,18 +276,29 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
         revisions_left=state.get("revisions", 0) < c.max_revisions, failures=state.get("llm_failures", []),
     )
     report = outcome.value.report
+    update: dict[str, Any] = {"verification": {"judge": report.model_dump()}}
+    if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
+        update = {"claims": outcome.value.claims,
+                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump()}}
+    return {**update, "confidence": report.confidence, "status": report.status, **failures(outcome)}
+
+
+@node(lambda u: u["status"])
+def cite(state: State, config: RunnableConfig) -> dict[str, Any]:
+    """The judged answer's citations held against its question: an answer that misses part of it (a premise no
+    citation mentions, fewer list items than asked) is flagged, and so is one whose checks cannot cover it whole
+    (a comparison, a list that names no count). This only ever lowers a status, never raises one."""
+    report = JudgeReport(**state["verification"]["judge"])
     found = (state.get("verification") or {}).get("premise")
+    extra: dict[str, Any] = {}
     short = _short_list(state)
     if short:  # a list with fewer items than asked answers part of its question
         found = {"unmet": [*(found or {}).get("unmet", []), {"text": short, "kind": "count"}],
                  "finding": "; ".join(x for x in ((found or {}).get("finding"), short) if x), "refuse": False}
-        update_premise = True
-    else:
-        update_premise = False
+        extra["premise"] = found
     if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": premise_summary(report.summary, "flagged", found["finding"])})
-    extra: dict[str, Any] = {"premise": found} if update_premise else {}
     shape = state.get("shape") or Shape()
     # each side's passages are checked, the contrast between them is not: a comparison is to be read; and each
     # passage of a list that names no count is checked, not whether the list is whole
@@ -293,11 +308,7 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
         extra[unchecked[0]] = {"finding": unchecked[1]}
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": premise_summary(report.summary, "flagged", unchecked[1])})
-    update: dict[str, Any] = {"verification": {"judge": report.model_dump(), **extra}}
-    if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
-        update = {"claims": outcome.value.claims,
-                  "verification": {**outcome.value.reports.as_dict(), "judge": report.model_dump(), **extra}}
-    return {**update, "confidence": report.confidence, "status": report.status, **failures(outcome)}
+    return {"verification": {"judge": report.model_dump(), **extra}, "status": report.status}
 
 
 COMPARISON_FINDING = ("each side's passages are quoted as they were found; whether they speak to the same point is "
@@ -321,11 +332,6 @@ def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
     outcome = c.engine.refiner.revise(task(state, c), state["draft"], state["claims"])
     return {"draft": outcome.value, "revisions": state.get("revisions", 0) + 1, **failures(outcome)}
-
-
-@node(lambda u: f"{len(u['draft'].citations)} citations")
-def cite(state: State, config: RunnableConfig) -> dict[str, Any]:
-    return {"draft": state["draft"]}
 
 
 @node(lambda u: u["output"]["status"])

@@ -58,19 +58,13 @@ def make_context(profile: str | None = None, services: Services | None = None, *
     def retrieve(query: str, top_k: int, filters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         return [h.to_dict() for h in service.retrieve(query, top_k=top_k, filters=service.Filters(**(filters or {})))]
 
-    def bylines(name: str) -> int:
-        try:
-            return service.get_index().authors_named(name)
-        except (service.IndexNotBuilt, service.IndexMismatch):
-            return 0
-
+    searched = service.serving(services.app)
     get = document_getter()
-    try:  # what retrieval searches: the serving generation's documents (no scan of the host collection per ask)
-        n_documents = len(service.get_index().documents)
-    except (service.IndexNotBuilt, service.IndexMismatch):
-        n_documents = services.store().count_documents()
+    # what retrieval searches: the backend's documents (no scan of the host collection per ask)
+    n_documents = searched.status().documents if searched else services.store().count_documents()
     context = Context(
-        retrieve=retrieve, get_document=get, search=collection_search(get), bylines=bylines,
+        retrieve=retrieve, get_document=get, search=collection_search(get),
+        bylines=searched.authors_named if searched else lambda name: 0,
         embed=lambda texts: service.meaning().encode(texts),
         engine=overrides.pop("engine", None) or services.engine(), caps=Caps.of(services.settings),
         n_documents=n_documents, **asdict(read(RunSettings, services.settings, profile)),
@@ -83,13 +77,13 @@ def make_context(profile: str | None = None, services: Services | None = None, *
 
 
 def collection_extent() -> dict[str, Any]:
-    """How many documents the serving index searches and the years they span (a refusal says what the
+    """How many documents the search backend searches and the years they span (a refusal says what the
     collection covers: "its 319 documents date from 1860 to 1945")."""
-    try:
-        extent = service.get_index().extent  # the generation's own: each run gets a copy
-        return {"documents": extent["documents"], "years": list(extent["years"])}
-    except (service.IndexNotBuilt, service.IndexMismatch):
+    searched = service.serving()
+    if searched is None:
         return {"documents": get_store().count_documents(), "years": []}
+    status = searched.status()
+    return {"documents": status.documents, "years": list(status.years)}
 
 
 def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | None]:
@@ -160,7 +154,7 @@ def stream(
         "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]} for h in state.get("hits", [])],
         "revisions": state.get("revisions", 0),
         "refusal": refused,  # the evidence was too weak to answer: the answer names what was searched
-        "index_generation": service.holder().loaded_generation,
+        "index_generation": service.generation(),
         "route": state.get("route"),
         "sub_queries": state.get("sub_queries", []),
         "profile": profile or get_settings().profile,

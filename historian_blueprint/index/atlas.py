@@ -123,7 +123,15 @@ class AtlasRetriever:
     def status(self) -> RetrieverStatus:
         count = self.chunks.estimated_document_count()
         state = "building" if not count else "serving" if self.encode is not None else "lexical-only"
-        return RetrieverStatus(state, None, len(self.chunks.distinct("source_id")) if count else 0)
+        if not count:
+            return RetrieverStatus(state)
+        years = sorted(int(y) for y in self.chunks.distinct("year") if isinstance(y, int) and y > 0)
+        return RetrieverStatus(state, None, len(self.chunks.distinct("source_id")), years[:1] + years[-1:],
+                               sorted(str(c) for c in self.chunks.distinct("collection") if c))
+
+    def authors_named(self, name: str) -> int:
+        authors = [a for a in self.chunks.distinct("author") if a and names(name, str(a))]
+        return len(self.chunks.distinct("source_id", {"author": {"$in": authors}})) if authors else 0
 
 
 def _byline(row: dict[str, Any]) -> str:

@@ -108,7 +108,9 @@ class LoadedIndex:
     def extent(self) -> dict[str, Any]:
         """How many documents this generation searches and the years they span (read once per generation)."""
         years = [info["year"] for info in self.documents.values() if isinstance(info.get("year"), int) and info["year"] > 0]
-        return {"documents": len(self.documents), "years": [min(years), max(years)] if years else []}
+        collections = sorted({str(info["collection"]) for info in self.documents.values() if info.get("collection")})
+        return {"documents": len(self.documents), "years": [min(years), max(years)] if years else [],
+                "collections": collections}
 
     def check_model(self, name: str, dimension: int) -> None:
         """Raise IndexMismatch when the index was built with another embedding model."""

@@ -3,7 +3,8 @@
 A ``Retriever`` searches one collection's passages: ``search(query, k, filters)`` returns ``Hit``s carrying the
 source id, the exact offsets and the scores; ``status()`` says whether it is ``building`` (nothing to search yet),
 ``serving`` (meanings and words) or ``lexical-only`` (words: a first build before its vectors, or a backend of
-words alone), with its generation and what it searches. Backends register by name (``@backend("local")``) and
+words alone), with its generation and what it searches (documents, years, collections); ``authors_named(name)``
+counts the searched documents a name is the author of (a question "what did Lincoln say" is about his own words). Backends register by name (``@backend("local")``) and
 ``HISTORIAN_RETRIEVAL_BACKEND`` picks one; a new backend is one module with one decorated factory
 (docs/architecture.md). Shipped: ``local`` (FAISS + BM25 over the serving generation: hybrid, or words only while
 its vectors are made), ``lexical`` (words only, no encoder loaded) and ``atlas`` (MongoDB ``$vectorSearch`` and
@@ -27,6 +28,7 @@ class RetrieverStatus:
     generation: int | None = None
     documents: int = 0
     years: list[int] = field(default_factory=list)  # [first, last] of what it searches, when known
+    collections: list[str] = field(default_factory=list)  # the collections it searches (the ask form's filter)
 
 
 @runtime_checkable
@@ -38,6 +40,9 @@ class Retriever(Protocol):
 
     def status(self) -> RetrieverStatus:
         """Building, serving or lexical-only, with the generation and its extent."""
+
+    def authors_named(self, name: str) -> int:
+        """How many searched documents ``name`` picks out as author or narrator (0: nobody's byline here)."""
 
 
 Factory = Callable[[Any], Retriever]  # (the Flask app) -> a retriever for this request
@@ -55,10 +60,19 @@ def backend(name: str) -> Callable[[Factory], Factory]:
 def _status(loaded: LoadedIndex, lexical: bool) -> RetrieverStatus:
     extent = loaded.extent
     return RetrieverStatus("lexical-only" if lexical or not loaded.dense else "serving", loaded.number,
-                           extent["documents"], list(extent["years"]))
+                           extent["documents"], list(extent["years"]), list(extent["collections"]))
 
 
-class LocalRetriever:
+class _Generation:
+    """What the two backends over a local generation share: its bylines."""
+
+    loaded: LoadedIndex
+
+    def authors_named(self, name: str) -> int:
+        return self.loaded.authors_named(name)
+
+
+class LocalRetriever(_Generation):
     """FAISS + BM25 over the serving generation, fused with the configured weights; words only (BM25) while a
     first build's vectors are made."""
 
@@ -75,7 +89,7 @@ class LocalRetriever:
         return _status(self.loaded, lexical=False)
 
 
-class LexicalRetriever:
+class LexicalRetriever(_Generation):
     """Words only (BM25) over the serving generation: no encoder is loaded, every mode is answered by words."""
 
     def __init__(self, loaded: LoadedIndex) -> None:

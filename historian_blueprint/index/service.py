@@ -102,6 +102,21 @@ def retriever(app: Flask | None = None) -> Retriever:
     return backend_named(get_settings(app).retrieval_backend)(app or current_app)
 
 
+def serving(app: Flask | None = None) -> Retriever | None:
+    """The configured backend, or None while there is nothing to search (no generation yet, or one built with
+    another model): the one place that tells "not built" from a backend to ask."""
+    try:
+        return retriever(app)
+    except (IndexNotBuilt, IndexMismatch):
+        return None
+
+
+def generation(app: Flask | None = None) -> int | None:
+    """The generation the search backend serves (None before one, or for a backend without generations)."""
+    searched = serving(app)
+    return searched.status().generation if searched else None
+
+
 @provide("retriever")
 def _retriever_service(services: Services) -> Retriever:
     return retriever(services.app)

@@ -21,7 +21,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     ``client`` given, e.g. one with scripted models) its mapper role."""
     settings = read(MapSettings, get_settings())
     store = get_store()
-    service.get_index()  # IndexNotBuilt / IndexMismatch say what to do before anything runs
+    service.retriever()  # IndexNotBuilt / IndexMismatch say what to do before anything runs
 
     def retrieve(query: str, top_k: int) -> list[dict[str, Any]]:
         return [h.to_dict() for h in service.retrieve(query, top_k=top_k)]
@@ -65,7 +65,7 @@ def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | 
             events.append(event)
             yield event
     output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
-                               "index_generation": service.holder().loaded_generation})
+                               "index_generation": service.generation()})
     history.record_run(get_store(), {
         "_id": run_id, "kind": "map", "question": output["topic"], "topic": output["topic"], "user_id": user_id,
         "created_at": time.time(), "output": output, "trace": events, "engine": output["metadata"]["engine"],

@@ -18,11 +18,11 @@ CUT = re.compile(r"[.!?][\"'”’)]*\s+|\n")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 # A period that ends an abbreviation, not a sentence: an initial ("Eugene V. Debs", "J. P. Morgan", the "S." of
 # "U.S.") or a capitalized title ("Gen. Lee", "St. Louis", "Supt. Ross") before a name or a number, or a short form
-# before a number ("No. 3", "p. 12", "vol. 2"). "He said no. Then ..." ends a sentence.
+# before a number ("No. 3", "p. 12", "vol. 2", "Nov. 27"). "He said no. Then ..." ends a sentence.
 _INITIAL = re.compile(r"(?:^|(?<=[\s.(\[\"'“‘]))[A-Z]\.$")
 TITLES = frozenset("mr mrs messrs dr st ste mt ft gen col capt lt maj sgt adm cmdr gov sen rep hon rev prof pres "
                    "supt".split())
-NUMBER_FORMS = frozenset("no nos vol vols pp p fig art sec ch".split())
+NUMBER_FORMS = frozenset("no nos vol vols pp p fig art sec ch jan feb mar apr jun jul aug sep sept oct nov dec".split())
 _BEFORE_NAME = re.compile(r"\s+[\"'“‘(]?[A-Z0-9]")
 
 

@@ -174,7 +174,8 @@ def things(question: str) -> list[Constraint]:
     for m in _LOWER_WORD.finditer(q):
         token = re.sub(r"'s?$", "", m.group())
         base = lemma(token)
-        noun = base in nouns() or (base in verb_nouns() and m.start() != verb and _noun_place(q[:m.start()]))
+        noun = base in nouns() or (base in verb_nouns() and m.start() != verb and _noun_place(q[:m.start()])
+                                   and not _before_noun(q[m.end():]))
         if (token in STOPWORDS or token in _WH or token.endswith(("ed", "ing")) or not noun
                 or base in ASKING_NOUNS | DOCUMENT_WORDS | FRAME_WORDS | GENERIC_NAMES | _MONTHS | _DAYS
                 or token in typed or base in typed or q[:m.start()].rstrip().lower().endswith(" to")):
@@ -209,6 +210,13 @@ def _do_verb(question: str) -> int | None:
             break
         last = m
     return last.start() if last else None
+
+
+def _before_noun(after: str) -> bool:
+    """The next word is a noun: the word before it modifies it ("Malone's second husband"), it does not name the
+    thing ("the railroad strike," names a strike)."""
+    m = re.match(r"\s+([a-z][a-z'-]*)", after)
+    return bool(m) and lemma(m.group(1)) in nouns()
 
 
 def _noun_place(before: str) -> bool:
@@ -254,6 +262,15 @@ def _apart(asked: Sequence[Constraint], cited: Sequence[tuple[str, str]]) -> lis
     return best or []
 
 
+def _about(asked: Sequence[Constraint], cited: tuple[str, str]) -> bool:
+    """A cited span can hold the answer only if it is about whom or what the question names: it mentions one of
+    the question's names that its document's byline does not already give ("What salary did Anton J. Cermak
+    draw": a figure beside another man's salary on the same front page is not his)."""
+    text, byline = cited
+    subjects = [c for c in asked if c.kind == "name" and not mentioned(c, [byline])]
+    return not subjects or any(mentioned(c, [text]) for c in subjects)
+
+
 def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence[str] = ()) -> dict[str, object] | None:
     """The premise report of an answer whose citations are (span text, document title and author) pairs:
     None when every constraint is mentioned and some span holds the asked type; else the unmet constraints
@@ -266,9 +283,9 @@ def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence
     evidence = [f"{text} {byline}" for text, byline in cited]
     missing = [c for c in asked if not mentioned(c, evidence)]
     missing += [c for c in topics if not thing_mentioned(c, evidence)]
-    apart = [] if missing else _apart(asked + topics, cited)
+    apart = _apart([c for c in asked + topics if c not in missing], cited)  # what is met, by one document?
     want = wanted(question)
-    untyped = want.kind != "other" and not answers(want, question, cited)
+    untyped = want.kind != "other" and not answers(want, question, [c for c in cited if _about(asked, c)])
     if not missing and not apart and not untyped:
         return None
     names = [c for c in asked if c.kind == "name"]

@@ -41,24 +41,21 @@ def collection_search(get=None, k: int = 5):
 
     ``get`` is the request's document reader, so that search results and citations share one cache."""
     get = get or document_getter()
-    try:
-        if get_services().retriever().status().state == "building":
-            raise service.IndexNotBuilt("nothing to search yet")
-
+    searched = service.serving()
+    if searched is not None and searched.status().state != "building":
         def search(claim: str) -> Sequence[SourceText]:
             hits = service.retrieve(claim, top_k=k * 3)
             ids = list(dict.fromkeys(h.source_id for h in hits))[:k]
             return [d for d in map(get, ids) if d is not None]
 
         return search
-    except service.IndexNotBuilt:
-        state = get_state()
-        count = get_store().count_documents()
-        cached = state.extras.get("document_search")
-        if cached is None or cached[0] != count:
-            cached = (count, service.search_documents(all_documents(), k=k))
-            state.extras["document_search"] = cached
-        return cached[1]
+    state = get_state()
+    count = get_store().count_documents()
+    cached = state.extras.get("document_search")
+    if cached is None or cached[0] != count:
+        cached = (count, service.search_documents(all_documents(), k=k))
+        state.extras["document_search"] = cached
+    return cached[1]
 
 
 def check_draft(text: str, sources: Sequence[str] = (), question: str | None = None) -> Verification:

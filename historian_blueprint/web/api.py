@@ -9,6 +9,7 @@ from historian_blueprint.text.questions import clean_question
 
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import login_required
+from historian_blueprint.web.common import index_problems
 
 
 class BadRequest(ValueError):
@@ -51,11 +52,7 @@ def register(bp: Blueprint) -> None:
         )
         top_k = _int_arg("top_k", 1, 200)
         rerank_k = _int_arg("rerank_k", 1, 200)
-        try:
+        with index_problems():
             hits = service.retrieve(query, top_k=top_k, rerank_k=rerank_k, mode=mode, filters=filters)
-            generation = service.holder().loaded_generation
-        except service.IndexNotBuilt as exc:
-            return jsonify(error={"code": "index_not_built", "message": str(exc)}), 503
-        except service.IndexMismatch as exc:
-            return jsonify(error={"code": "index_mismatch", "message": str(exc)}), 409
+            generation = service.retriever().status().generation
         return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])

@@ -59,12 +59,9 @@ def _run_ask(question: str, profile: str | None, parent: str | None, filters: di
 
 
 def _collections() -> list[str]:
-    """The collections the serving index holds, for the ask form's filter (none before the first index)."""
-    try:  # the generation's own list: no need to load the encoder to draw a form
-        documents = service.holder().get(get_store()).documents
-    except Exception:  # noqa: BLE001 - no index (or an unreadable one): the form offers "All collections" only
-        return []
-    return sorted({str(info.get("collection")) for info in documents.values() if info.get("collection")})
+    """The collections the search backend holds, for the ask form's filter (none before the first index)."""
+    searched = service.serving()  # making a backend loads no encoder: drawing a form stays cheap
+    return searched.status().collections if searched else []
 
 
 def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
