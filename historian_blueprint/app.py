@@ -17,7 +17,7 @@ from typing import Any
 from flask import Flask, current_app, g
 
 from historian_blueprint import config as cfg
-from historian_blueprint import migrate
+from historian_blueprint import history, migrate
 from historian_blueprint.llm.client import LLMClient, ResponseCache
 from historian_blueprint.settings import LLMSettings
 from historian_blueprint.store import FieldMapping, Store, StoreFactory
@@ -110,6 +110,10 @@ def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = N
         if settings.auto_migrate:
             migrate.apply_pending(store)
         state.pending_migrations = [m.name for m in migrate.pending(store)]
+        if not state.pending_migrations:
+            repaired = history.repair(store)  # runs a killed process stored without their summaries
+            if repaired:
+                log.warning("Historian filed %d run(s) a stopped process had left half-written", repaired)
     except Exception as exc:  # the database may be down at start-up; report, keep the app up
         log.warning("Historian could not check its schema at start-up: %s", exc)
         try:  # a failed migration (not a down database) must still block the pages that need it

@@ -199,6 +199,36 @@ def register_bench_commands(group: AppGroup) -> None:
             emit(load_bench.run(base=server.base, name=server.name, password=server.password,
                                 server_pid=server.proc.pid, rounds=workers + 1, **options), as_json)
 
+    @bench.command("abuse")
+    @click.option("--deadline", type=click.FloatRange(1, 600), default=10, show_default=True,
+                  help="HISTORIAN_LIMITS_TIMEOUT_S of the served demo.")
+    @click.option("--maps", type=click.IntRange(1, 50), default=10, show_default=True,
+                  help="Maps the heavy user starts in parallel.")
+    @click.option("--duration", type=click.FloatRange(5, 600), default=40, show_default=True,
+                  help="Seconds the heavy user keeps pressing and the second user keeps asking.")
+    @click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
+                  show_default="as `historian serve`", help="Worker processes of the served demo.")
+    @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
+                  help="Threads per worker when --workers is more than 1.")
+    @json_option
+    def bench_abuse(deadline, maps, duration, workers, threads, as_json) -> None:
+        """One user's longest drafts and parallel maps while a second user asks (served on 127.0.0.1): the
+        second user's ask p95 (target under 2 s), how long any heavy request held the server (never past the
+        deadline plus 1 s), cut-off runs stored and never verified. Exits 1 when a limit did not hold."""
+        from historian_blueprint.bench import abuse
+
+        store = get_store()
+        if service.current_generation(store) is None:
+            raise click.ClickException("no search index yet: run `historian reindex` first")
+        if "demo.login" not in current_app.view_functions:
+            raise click.ClickException("the abuse bench serves the demo: run it with the demo app")
+        result = abuse.run(store=store, deadline=deadline, maps=maps, duration=duration, workers=workers,
+                           threads=threads)
+        emit(result, as_json)
+        if (result["second_user"]["p95_ms"] >= 2000 or result["heavy_user"]["past_deadline_plus_1s"]
+                or result["stored"]["cut_off_verified"] or result["second_user"]["errors"]):
+            sys.exit(1)
+
     @bench.command("first-answer")
     @click.option("--timeout", "timeout_s", type=click.FloatRange(10, 7200), default=1800, show_default=True,
                   help="Give up after this many seconds.")

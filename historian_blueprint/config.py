@@ -11,7 +11,6 @@ value raises ``ConfigError`` naming it. The settings are read once, at ``init_ap
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
@@ -21,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from historian_blueprint.redaction import redact_uri, redact_value, secret_name  # noqa: F401 - redact_uri re-exported
 from historian_blueprint.resources import resource_path
 
 PREFIX = "HISTORIAN_"
@@ -118,7 +118,12 @@ class Settings(BaseSettings):
                                              "(opt-in)")
     limits_max_question_chars: int = _f(2000, "longest question", ge=1)
     limits_max_draft_chars: int = _f(20000, "longest draft to verify", ge=1)
-    limits_timeout_s: float = _f(60, "time limit of one run, seconds", gt=0)
+    limits_timeout_s: float = _f(60, "time limit of one run (ask, map, draft check), seconds: past it the run stops, "
+                                     "ends `human_review` and is stored", gt=0)
+    limits_max_running_per_user: int = _f(2, "asks, maps and draft checks one user may have going at once "
+                                              "(more: 429 with Retry-After)", ge=1, le=1000)
+    limits_max_claims: int = _f(100, "most claims one draft check reads (more: 413 `too_many_claims`)",
+                                ge=1, le=10000)
     limits_max_body_bytes: int = _f(1_000_000, "largest JSON body Historian reads (larger: 413 `too_large`)",
                                     ge=1024)
     security_headers: bool = _f(True, "add CSP, `X-Content-Type-Options`, `X-Frame-Options`, `Referrer-Policy` "
@@ -312,31 +317,16 @@ def resolve(explicit: Mapping[str, Any], options: Mapping[str, Any], environ: Ma
         raise ConfigError(f"{PREFIX}{where.upper()}={shown!r}: {why}") from None
 
 
-_URI_PASSWORD = re.compile(r"(?<=://)([^:/@]*):([^@/]*)@")  # "user:pw@" and ":pw@" (no user)
-# query options that carry secrets ("tlsCertificateKeyFilePassword=...", "password=...", "...secret=...")
-_URI_SECRET_OPTION = re.compile(r"([?&][^=&#]*(?:password|secret|token|key)[^=&#]*=)[^&#]*", re.I)
-
-
-def redact_uri(uri: str) -> str:
-    """A MongoDB URI with its password and every secret-bearing query option masked."""
-    return _URI_SECRET_OPTION.sub(r"\1***", _URI_PASSWORD.sub(lambda m: f"{m.group(1)}:***@" if m.group(2) else m.group(0), uri))
-
-
 def redacted(config: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the effective Historian settings with every secret masked."""
+    """Return the effective Historian settings with every secret masked: by key name (``SECRET_KEYS`` and any
+    name that says secret, at any depth) and by shape in every value (``historian_blueprint.redaction``)."""
     out: dict[str, Any] = {}
     for key in (name.upper() for name in Settings.model_fields):
         value = config.get(PREFIX + key)
         if key in SECRET_KEYS and value:
             value = "***" if not isinstance(value, dict) else {"***": f"{len(value)} entries"}
-        elif key in ("MONGODB_URI", "LLM_BASE_URL") and isinstance(value, str) and value:
-            value = redact_uri(value)
-        elif key == "LLM_ROLES" and isinstance(value, dict) and value:
-            value = {
-                role: {k: ("***" if "key" in k.lower() else redact_uri(v) if isinstance(v, str) and "://" in v else v)
-                       for k, v in (opts or {}).items()} if isinstance(opts, dict) else opts
-                for role, opts in value.items()
-            }
+        else:
+            value = redact_value(value, secret_name(key))
         out[PREFIX + key] = value
     return out
 

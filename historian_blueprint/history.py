@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -45,18 +46,55 @@ def summary(run: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+REPAIR_AFTER_S = 120.0  # a journal entry this old belongs to a writer that died (a live one is done in milliseconds)
+
+
 def record_run(store: Store, run: dict[str, Any]) -> None:
-    """Store a run, then file its summary (a run that fails to store leaves no entry behind)."""
+    """Store a run and file its summary: both or neither, whatever stops the process between the writes.
+
+    The writes are journaled: an entry naming the run and its bucket is written first and removed last, so a
+    process killed in between leaves the entry, and ``repair`` (run at start-up) finishes the filing or, when
+    the run itself was never stored, drops it."""
     history = store.collection("history")
+    journal = store.collection("history_journal")
     key = _key(run.get("user_id"), run["kind"])
     with store.write_lock():
         counter = history.find_one_and_update({"_id": key}, {"$inc": {"next": 1}}, upsert=True,
                                                return_document=ReturnDocument.AFTER)
         bucket = (counter["next"] - 1) // BUCKET
         run["history_bucket"] = bucket
+        journal.insert_one({"_id": run["_id"], "key": key, "bucket": bucket, "at": time.time()})
         store.runs.insert_one(run)
         history.update_one({"_id": _bucket_id(key, bucket)}, {"$push": {"items": summary(run)}}, upsert=True)
         history.update_one({"_id": key}, {"$inc": {f"counts.{bucket}": 1}})
+        journal.delete_one({"_id": run["_id"]})
+
+
+def repair(store: Store, older_than_s: float | None = None) -> int:
+    """Finish what writers that died left half done: a stored run gets its summary and its bucket's count made
+    exact; a run never stored leaves nothing. Returns how many entries were settled. With the embedded store
+    every entry is a dead writer's (a live one holds the lock this takes); on a MongoDB server, where writers
+    take no lock, only entries older than ``older_than_s`` (default REPAIR_AFTER_S) are."""
+    history = store.collection("history")
+    journal = store.collection("history_journal")
+    if older_than_s is None:
+        older_than_s = 0.0 if store.serializes_writes else REPAIR_AFTER_S
+    settled = 0
+    with store.write_lock():
+        for entry in list(journal.find({"at": {"$lte": time.time() - older_than_s}})):
+            key, bucket = entry["key"], int(entry["bucket"])
+            run = store.runs.find_one({"_id": entry["_id"]})
+            if run is not None:
+                filed = history.find_one({"_id": _bucket_id(key, bucket)}) or {}
+                items = filed.get("items", [])
+                if not any(item.get("_id") == run["_id"] for item in items):
+                    history.update_one({"_id": _bucket_id(key, bucket)}, {"$push": {"items": summary(run)}},
+                                       upsert=True)
+                    items = [*items, summary(run)]
+                history.update_one({"_id": key}, {"$set": {f"counts.{bucket}": len(items)}}, upsert=True)
+            journal.delete_one({"_id": entry["_id"]})
+            settled += 1
+    return settled
 
 
 def delete_run(store: Store, run: Mapping[str, Any]) -> None:

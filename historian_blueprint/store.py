@@ -204,6 +204,11 @@ class Store:
     def meta(self) -> Any:
         return self.collection("meta")
 
+    @property
+    def serializes_writes(self) -> bool:
+        """True when write_lock() holds other writers off (the embedded store), False on a server (a no-op)."""
+        return self._lock is not None
+
     def write_lock(self) -> StoreLock | _NullLock:
         """Return the lock that serializes multi-step writes (across processes, for the embedded store)."""
         return self._lock or _NullLock()

@@ -15,7 +15,7 @@ PACKAGE = REPO / "historian_blueprint"
 
 # Bottom first. A module may import its own floor and the floors below it.
 FLOORS: list[tuple[str, ...]] = [
-    ("text", "schema", "resources", "locking", "serving"),  # no project imports beyond the floor
+    ("text", "schema", "resources", "locking", "serving", "limits", "redaction"),  # no project imports beyond the floor
     ("config",),
     ("settings",),
     ("store", "migrate", "corpus", "llm", "history"),

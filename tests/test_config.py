@@ -107,7 +107,7 @@ def test_redacted_view_hides_every_secret():
     text = repr(view)
     for secret in ("sk-very-secret-1234", "hunter2pass", "tok-abcdef-secret", "sk-judge-secret"):
         assert secret not in text
-    assert view["HISTORIAN_MONGODB_URI"].startswith("mongodb://reader:***@db.example")
+    assert view["HISTORIAN_MONGODB_URI"].startswith("mongodb://***:***@db.example:27017/")
     assert view["HISTORIAN_LLM_ROLES"]["judge"]["model"] == "m"
 
 
@@ -116,7 +116,12 @@ def keyed(tmp_path, demo_users):
     from historian_blueprint.demo import create_app
 
     return create_app({"TESTING": True, "DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False,
-                       "HISTORIAN_LLM_API_KEY": "sk-live-key-9999"})
+                       "HISTORIAN_LLM_API_KEY": "sk-live-key-9999",
+                       "HISTORIAN_LLM_BASE_URL": "https://ops:pw-live-5555@llm.example/v1?api_key=k-live-6666",
+                       "HISTORIAN_LLM_ROLES": {"judge": {"base_url": "http://j:pw-role-7777@judge.example/v1"}}})
+
+
+LIVE_SECRETS = ("sk-live-key-9999", "pw-live-5555", "k-live-6666", "pw-role-7777")
 
 
 def test_config_api_is_admin_only_and_redacted(keyed):
@@ -127,14 +132,17 @@ def test_config_api_is_admin_only_and_redacted(keyed):
     response = admin.get("/historian/api/config")
     assert response.status_code == 200
     assert response.json["HISTORIAN_LLM_API_KEY"] == "***"
-    assert b"sk-live-key-9999" not in response.data
+    assert not [secret for secret in LIVE_SECRETS if secret.encode() in response.data]
+    assert response.json["HISTORIAN_LLM_BASE_URL"] == "https://***:***@llm.example/v1?api_key=***"
+    assert response.json["HISTORIAN_LLM_ROLES"] == {"judge": {"base_url": "http://***:***@judge.example/v1"}}
 
 
 def test_config_command_prints_redacted_json(keyed):
     result = keyed.test_cli_runner().invoke(args=["historian", "config"])
     assert result.exit_code == 0
-    assert "sk-live-key-9999" not in result.output
+    assert not [secret for secret in LIVE_SECRETS if secret in result.output]
     assert '"HISTORIAN_LLM_API_KEY": "***"' in result.output
+    assert '"HISTORIAN_LLM_BASE_URL": "https://***:***@llm.example/v1?api_key=***"' in result.output
 
 
 def test_the_llm_timeout_takes_fractions_of_a_second():
@@ -218,3 +226,168 @@ def test_an_empty_environment_variable_is_not_set(tmp_path, monkeypatch):
     app = make_app(tmp_path)
     Historian(app)
     assert app.config["HISTORIAN_API_TOKENS"] == {} and app.config["HISTORIAN_PROFILE"] == "default"
+
+
+# Redaction by shape (issue 25): whatever setting holds a secret, its form gives it away.
+
+def view_of(**settings):
+    """``redacted`` of the settings resolved from ``HISTORIAN_<KEY>`` app.config values."""
+    return cfg.redacted(cfg.resolve({cfg.PREFIX + key.upper(): value for key, value in settings.items()}, {},
+                                    {}).as_config())
+
+
+@pytest.mark.parametrize("role", ["planner", "composer", "judge", "mapper"])
+def test_per_role_llm_base_urls_are_masked(role):
+    roles = {role: {"model": "m-1", "base_url": "https://ro:pw-role-1@r.example:8443/v1?token=t-role-2&x=1",
+                    "api_key": "plain-role-key-3"}}
+    shown = view_of(llm_roles=roles)["HISTORIAN_LLM_ROLES"][role]
+    assert shown == {"model": "m-1", "base_url": "https://***:***@r.example:8443/v1?token=***&x=1", "api_key": "***"}
+
+
+def test_an_https_url_with_an_api_key_query_is_masked():
+    shown = view_of(llm_base_url="https://llm.example/v1?api_key=k-query-1&API-Key=k-query-2&region=eu")
+    assert shown["HISTORIAN_LLM_BASE_URL"] == "https://llm.example/v1?api_key=***&API-Key=***&region=eu"
+
+
+def test_user_and_password_in_an_http_base_url_are_masked():
+    shown = view_of(llm_base_url="http://alice:pw-basic-1@localhost:11434/v1")["HISTORIAN_LLM_BASE_URL"]
+    assert shown == "http://***:***@localhost:11434/v1"
+    assert cfg.redact_uri("https://tok-user-only-2@git.example/x.git") == "https://***@git.example/x.git"
+
+
+def test_the_aws_session_token_in_a_mongodb_uri_is_masked():
+    uri = ("mongodb+srv://AKIDEXAMPLE:aws-secret-1@cluster0.example.net/db?authSource=%24external"
+           "&authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:FQoGZXIvYXdzEXAMPLE2&retryWrites=true")
+    shown = view_of(mongodb_uri=uri)["HISTORIAN_MONGODB_URI"]
+    assert "FQoGZXIvYXdzEXAMPLE2" not in shown and "aws-secret-1" not in shown and "AKIDEXAMPLE" not in shown
+    assert shown.startswith("mongodb+srv://***:***@cluster0.example.net/db?")
+    assert "authMechanismProperties=***" in shown and shown.endswith("&retryWrites=true")
+
+
+def test_a_multi_host_mongodb_uri_keeps_its_hosts_and_options():
+    uri = "mongodb://u:pw-multi-1@h1.example:27017,h2.example:27017,h3.example/db?replicaSet=rs0&tls=true&w=majority"
+    assert view_of(mongodb_uri=uri)["HISTORIAN_MONGODB_URI"] == (
+        "mongodb://***:***@h1.example:27017,h2.example:27017,h3.example/db?replicaSet=rs0&tls=true&w=majority")
+
+
+@pytest.mark.parametrize("scheme", ["mongodb", "mongodb+srv", "http", "https", "redis", "rediss", "postgres",
+                                    "postgresql+psycopg", "amqp", "ftp"])
+def test_the_user_info_of_any_scheme_is_masked(scheme):
+    assert cfg.redact_uri(f"{scheme}://usr-1:pw-2@host.example:1234/p/q") == f"{scheme}://***:***@host.example:1234/p/q"
+
+
+@pytest.mark.parametrize("name", ["key", "apiKey", "x-api-key", "access_token", "client_secret", "password", "passwd",
+                                  "pwd", "auth", "X-Amz-Signature", "sig", "X-Goog-Credential", "sessionToken",
+                                  "tlsCertificateKeyFilePassword", "authMechanismProperties", "api%5Fkey"])
+def test_secret_looking_query_parameters_are_masked_and_others_kept(name):
+    uri = f"https://h.example/p?replicaSet=rs0&{name}=s3cr3t-value&tls=true&retryWrites=false#{name}=frag-s3cr3t"
+    assert cfg.redact_uri(uri) == f"https://h.example/p?replicaSet=rs0&{name}=***&tls=true&retryWrites=false#{name}=***"
+
+
+def test_values_under_a_secret_name_are_masked_at_any_depth():
+    from historian_blueprint.redaction import redact_value
+
+    nested = {"outer": [{"apiKey": "short", "password": 1234, "author": "Ida", "max_tokens": 512, "token": None}]}
+    assert redact_value(nested) == {"outer": [{"apiKey": "***", "password": "***", "author": "Ida", "max_tokens": 512,
+                                               "token": None}]}
+    assert redact_value({"client_secret": {"a": 1, "b": 2}, "keys": []}) == {"client_secret": {"***": "2 entries"},
+                                                                            "keys": []}
+
+
+@pytest.mark.parametrize("token", [
+    "sk-proj-AbCdEf0123456789", "sk-ant-api03-xyzXYZ0123", "ghp_0123456789abcdefABCDEF0123",
+    "hf_AbCdEfGhIjKlMnOpQrStUv",
+    "AKIAIOSFODNN7EXAMPLE", "d41d8cd98f00b204e9800998ecf8427e", "iKcdnN4YbNaTw4tq6PbSclo7ELBZ/r5/Qc0pnPOM",
+    "Zx9Kq2LmT7vRw4Nb8Yc1Hd6Jf3Gs5Pa0", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXBhcnQ",
+    "q8w3e7r1t5y9u2i6o4p0a8s3d7f1g5h9", "Z1dCVKRZ4WJ3F8X6N2B7M5Q9P0L3T8Y4",
+])
+def test_bearer_like_tokens_are_masked_in_any_setting(token):
+    view = view_of(admin_role=token, llm_model=f"Bearer {token}", fields={"author": [token, "creator"]},
+                   map_document_types={token: 0.5})
+    assert token not in repr(view)
+    assert view["HISTORIAN_ADMIN_ROLE"] == "***" and view["HISTORIAN_LLM_MODEL"] == "Bearer ***"
+    assert view["HISTORIAN_FIELDS"]["author"] == ["***", "creator"]
+    assert view["HISTORIAN_MAP_DOCUMENT_TYPES"] == {"***": 0.5}
+    if "/" not in token:  # in a URL "/" parts the path: a key there is one path segment, masked, the path kept
+        shown = view_of(source_url=f"https://h.example/{token}/doc")["HISTORIAN_SOURCE_URL"]
+        assert shown == "https://h.example/***/doc"
+
+
+@pytest.mark.parametrize("value", [
+    "http://localhost:11434/v1", "https://api.openai.com/v1", "mongodb://db.example:27017/railroad?replicaSet=rs0",
+    "gpt-4o-mini", "claude-3-5-sonnet-20241022", "sentence-transformers/all-MiniLM-L6-v2",
+    "meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo", "TheBloke/Llama-2-13B-chat-GPTQ-4bit-128g",
+    "HistorianRailroadDocumentsV2Collection", "/srv/historian/data", "~/.cache/historian/onnx",
+    "/root/.cache/huggingface/hub/models--x/snapshots/c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
+    "C:\\historian\\models\\all-MiniLM-L6-v2", "research", "historian/base.html", "/doc/{source_id}", cfg.DEFAULT_CSP,
+    "mailto:ops@example.org", "https://registry.example/@scope/pkg", "https://h.example:8080/a@b",
+])
+def test_ordinary_values_are_left_intact(value):
+    from historian_blueprint.redaction import redact_value
+
+    assert redact_value(value) == value
+    mixed = {"model": value, "n": 3, "on": True, "w": 0.5}
+    assert redact_value(mixed) == mixed
+
+
+def test_every_profile_and_the_defaults_come_back_unmasked():
+    for profile in cfg.PROFILES:
+        settings = cfg.resolve({}, {"profile": profile}, {}).as_config()
+        assert cfg.redacted(settings) == settings, profile
+    plain = view_of(llm_base_url="https://llm.example/v1", llm_model="gpt-4o-mini", data_dir="/srv/h")
+    assert (plain["HISTORIAN_LLM_BASE_URL"], plain["HISTORIAN_LLM_MODEL"]) == ("https://llm.example/v1", "gpt-4o-mini")
+
+
+@pytest.mark.parametrize("value", [
+    None, 0, -1.5, True, "", "://", "http://", "http://@", "a://@@@?&&==#", "mongodb://:@/?=&", "http://[::1", "%%%",
+    "https://u:p#ss@host/db", "http://u:p/ss@host/x", "redis://u:p?w@host", b"bytes", object(), ["x", None, 3],
+    {"k": {"l": [{"m": None}]}}, {1: "int key"}, ("tuple", "of", "strings"), "x" * 10_000, "@" * 300 + "://" * 300,
+])
+def test_odd_input_never_crashes(value):
+    from historian_blueprint.redaction import redact_value
+
+    shown = redact_value(value)
+    cfg.redacted({"HISTORIAN_MONGODB_URI": value, "HISTORIAN_LLM_ROLES": value, "HISTORIAN_API_TOKENS": value})
+    assert cfg.redact_uri(value) is not None or value is None
+    for secret in ("p#ss", "p/ss", "p?w"):
+        assert not (isinstance(value, str) and secret in value and secret in shown)
+
+
+def test_a_deep_or_cyclic_value_is_masked_not_recursed_forever():
+    from historian_blueprint.redaction import redact_value
+
+    cyclic: dict = {}
+    cyclic["self"] = cyclic
+    deep: list = ["sk-deep-secret-1"]
+    for _ in range(200):
+        deep = [deep]
+    assert "***" in repr(redact_value(cyclic)) and "sk-deep-secret-1" not in repr(redact_value(deep))
+
+
+def test_no_generated_url_ever_shows_its_credentials():
+    """300 URLs of random schemes, hosts and credentials (percent-encoded or raw, with : @ # ? / & = in them):
+    neither the password, nor the user, nor a secret query value survives redaction."""
+    import random
+    from urllib.parse import quote
+
+    rng = random.Random(25)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@#?/%"
+    schemes = ["mongodb", "mongodb+srv", "http", "https", "redis", "postgres", "amqp", "ftp"]
+    names = ["api_key", "token", "secret", "password", "sig", "X-Amz-Credential", "sessionToken", "auth"]
+    for case in range(300):
+        raw = case % 2 == 1
+        user = "U" + "".join(rng.choice(alphabet[:62]) for _ in range(rng.randint(6, 14)))
+        password = "P" + "".join(rng.choice(alphabet) for _ in range(rng.randint(8, 24)))
+        hosts = ",".join(f"h{i}.example:{rng.randint(1, 65535)}" for i in range(rng.randint(1, 3)))
+        query_secret = "Q" + "".join(rng.choice(alphabet[:66]) for _ in range(rng.randint(8, 24)))
+        query = f"?replicaSet=rs{case}&{rng.choice(names)}={query_secret}&tls=true"
+        if case % 3 == 0:
+            query += f"&authMechanismProperties=AWS_SESSION_TOKEN:{query_secret}"
+        url = (f"{rng.choice(schemes)}://{user}:{password if raw else quote(password, safe='')}@{hosts}/db{case}"
+               + query)
+        view = cfg.redacted({"HISTORIAN_LLM_BASE_URL": url, "HISTORIAN_LLM_ROLES": {"judge": {"base_url": url}},
+                             "HISTORIAN_MONGODB_URI": url})
+        text = repr(view)
+        for secret in (user, password, quote(password, safe=""), query_secret):
+            assert secret not in text, (url, view["HISTORIAN_LLM_BASE_URL"])
+        assert f"@{hosts}/db{case}" in view["HISTORIAN_MONGODB_URI"] or raw, url

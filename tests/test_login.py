@@ -1,5 +1,6 @@
 """Issue 14, the demo host's login: CSRF on login and logout, safe `next`, throttling, logout ends every
-session of the user, security headers on every page, a SameSite session cookie."""
+session of the user, security headers on every page, a SameSite session cookie. Issue 25: the throttle cannot
+lock the owner out, a success elsewhere gives a guesser no more guesses, and timing does not tell names apart."""
 
 from __future__ import annotations
 
@@ -49,6 +50,25 @@ def _from(client, address, name, password):
                        environ_base={"REMOTE_ADDR": address})
 
 
+@pytest.fixture(autouse=True)
+def slept(monkeypatch):
+    """The delays the name-wide slow-down asked for, recorded instead of slept."""
+    from historian_blueprint.demo import login as throttle
+
+    delays: list[float] = []
+    monkeypatch.setattr(throttle, "_sleep", delays.append)
+    return delays
+
+
+def _throttle_app(tmp_path, monkeypatch, **config):
+    """A demo app whose throttle clock is ``clock[0]`` (returned with it)."""
+    from historian_blueprint.demo import login as throttle
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(throttle, "_now", lambda: clock[0])
+    return create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False, **config}), clock
+
+
 def test_five_wrong_passwords_lock_the_user_where_they_were_guessed_then_the_window_frees_it(tmp_path, demo_users, monkeypatch):
     from historian_blueprint.demo import login as throttle
 
@@ -64,14 +84,78 @@ def test_five_wrong_passwords_lock_the_user_where_they_were_guessed_then_the_win
     clock[0] += 300
     assert b"Try again in 5 minutes" in _try(guesser, "alice", "alice-pw").data
     assert _try(guesser, "root", "root-pw").status_code == 302  # another user from that address is not locked
-    # a new address gets one guess, then it is refused too
+    # Issue 25 changed this: a new address used to get one guess, then be refused because the name had five
+    # failures elsewhere; that name-wide refusal let anyone lock the owner out. Now an address is refused a name
+    # only after its own failures on it (the name's failures elsewhere slow it down, see the slow-down test).
     other = app.test_client()
     assert _from(other, "10.0.0.10", "alice", "guess").status_code == 401
-    assert _from(other, "10.0.0.10", "alice", "alice-pw").status_code == 429
+    assert _from(other, "10.0.0.10", "alice", "alice-pw").status_code == 302
     # the owner, from an address that has not failed on alice, still gets in: guessing cannot lock her out
     assert _from(app.test_client(), "10.0.0.9", "alice", "alice-pw").status_code == 302
     clock[0] += 301  # the window has passed
     assert _try(guesser, "alice", "alice-pw").status_code == 302
+
+
+def test_guesses_from_other_addresses_cannot_lock_the_owner_out(tmp_path, demo_users, monkeypatch):
+    app, _ = _throttle_app(tmp_path, monkeypatch)
+    owner = app.test_client()
+    assert _from(owner, "10.0.0.1", "alice", "typo").status_code == 401  # the owner mistypes once
+    for i in range(5):  # one wrong guess from each of five other addresses
+        assert _from(app.test_client(), f"10.0.1.{i}", "alice", "guess").status_code == 401
+    assert _from(owner, "10.0.0.1", "alice", "alice-pw").status_code == 302  # not a 429: the owner gets in
+
+
+def test_the_owner_logging_in_elsewhere_gives_the_guesser_no_more_guesses(tmp_path, demo_users, monkeypatch):
+    app, clock = _throttle_app(tmp_path, monkeypatch)
+    guesser = app.test_client()
+    for _ in range(5):  # the guesser's whole allowance for (alice, his address)
+        assert _from(guesser, "10.0.9.9", "alice", "guess").status_code == 401
+    assert _from(guesser, "10.0.9.9", "alice", "guess").status_code == 429
+    login(app.test_client(), "alice", "alice-pw")  # the owner, from elsewhere
+    assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302  # and again, another address
+    refused = _from(guesser, "10.0.9.9", "alice", "alice-pw")  # still refused, even with the right password
+    assert refused.status_code == 429 and b"Too many failed logins for this user" in refused.data
+    assert _from(guesser, "10.0.9.9", "root", "root-pw").status_code == 302  # only for that name
+    clock[0] += 901  # the window (900 s) has passed
+    assert _from(guesser, "10.0.9.9", "alice", "guess").status_code == 401
+
+
+def test_failures_on_a_name_slow_every_address_down_but_refuse_none(tmp_path, demo_users, monkeypatch, slept):
+    app, clock = _throttle_app(tmp_path, monkeypatch)
+    for i in range(5):  # five failures on alice, each from its own address: no slow-down yet
+        assert _from(app.test_client(), f"10.0.2.{i}", "alice", "guess").status_code == 401
+    assert slept == []
+    for i in range(6):  # more guesses on alice from fresh addresses: each waits longer, none is refused
+        assert _from(app.test_client(), f"10.0.3.{i}", "alice", "guess").status_code == 401
+    assert slept == [0.25, 0.5, 1.0, 2.0, 4.0, 4.0]  # 0.25 s x 2^(failures - 5), at most 4 s
+    slept.clear()
+    assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302  # waits, gets in
+    assert _from(app.test_client(), "10.0.0.2", "nobody", "guess").status_code == 401  # other names do not wait
+    assert _from(app.test_client(), "10.0.0.3", "root", "root-pw").status_code == 302
+    assert slept == [4.0]
+    clock[0] += 901
+    assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302
+    assert slept == [4.0]  # the window has passed: no wait
+
+
+def test_unknown_and_known_names_take_as_long_to_refuse(tmp_path, demo_users):
+    import statistics
+    import time
+
+    app = create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False,
+                      "DEMO_LOGIN_MAX_FAILURES": 1000, "DEMO_LOGIN_MAX_FAILURES_PER_ADDRESS": 1000})
+    client = app.test_client()
+    token = form_token(client)
+    _try(client, "nobody", "guess")  # warm-up
+    times: dict[str, list[float]] = {"known": [], "unknown": []}
+    for i in range(20):  # interleaved, so both see the same machine
+        for kind, name in (("known", "alice"), ("unknown", f"nobody{i}")):
+            start = time.perf_counter()
+            response = client.post("/login", data={"username": name, "password": "guess", "csrf_token": token})
+            times[kind].append(time.perf_counter() - start)
+            assert response.status_code == 401
+    known, unknown = statistics.median(times["known"]), statistics.median(times["unknown"])
+    assert abs(known - unknown) < 0.2 * min(known, unknown), (known, unknown)
 
 
 def test_parallel_guesses_all_count(tmp_path, demo_users):

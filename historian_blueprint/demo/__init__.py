@@ -6,6 +6,7 @@ Run it with ``historian serve``. Its data (store, index, runs, secret key) lives
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -200,7 +201,7 @@ def build_reader() -> Blueprint:
             return render_template("demo/login.html", error=refused), 429
         users = get_store().database["users"]
         record = users.find_one({"_id": name})
-        if not (record and check_password_hash(record["password_hash"], request.form.get("password", ""))):
+        if not throttle.password_matches(record, request.form.get("password", "")):  # equal work for unknown names
             return render_template("demo/login.html", error="Unknown user or wrong password."), 401
         throttle.succeeded(name, address, attempt)
         nonce = record.get("session_nonce")
@@ -331,10 +332,37 @@ main()
 
 
 class QuietHandler(WSGIRequestHandler):
-    """The development server without its version banner (``Server: Werkzeug/x Python/y``)."""
+    """The development server without its version banner (``Server: Werkzeug/x Python/y``), and its own errors
+    (a bad request line, a 414 for an over-long URL: answered before the app sees the request) with the security
+    headers the app's pages carry, and as the documented JSON under ``/api/``."""
 
     def version_string(self) -> str:
         return "historian-demo"
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        import html
+
+        from historian_blueprint.config import Settings
+        from historian_blueprint.web.headers import headers_for
+
+        short = message or self.responses.get(code, ("Error",))[0]
+        if "/api/" in (getattr(self, "path", None) or getattr(self, "requestline", "") or ""):
+            kind, body = "application/json", json.dumps({"error": {"code": _ERROR_CODES.get(code, "error"),
+                                                                   "message": short}})
+        else:
+            kind, body = "text/html; charset=utf-8", f"<!doctype html><title>{code}</title><p>{html.escape(short)}</p>"
+        data = body.encode("utf-8")
+        self.log_error("code %d, message %s", code, short)
+        self.send_response(code, short)
+        for name, value in {**headers_for(Settings()), "Content-Type": kind, "Content-Length": str(len(data)),
+                            "Connection": "close"}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if getattr(self, "command", "") != "HEAD" and code >= 200 and code not in (204, 304):
+            self.wfile.write(data)
+
+
+_ERROR_CODES = {400: "bad_request", 408: "timeout", 414: "uri_too_long", 431: "headers_too_large", 505: "bad_request"}
 
 
 def main() -> None:

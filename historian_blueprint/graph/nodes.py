@@ -26,8 +26,8 @@ from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import premise_summary
 from historian_blueprint.graph.progress import node
+from historian_blueprint.limits import Deadline
 from historian_blueprint.graph.state import State
-
 
 
 @dataclass
@@ -44,6 +44,7 @@ class Context:
     max_revisions: int = 2
     max_question_chars: int = 2000
     n_documents: int = 0
+    deadline: Deadline | None = None  # the run's time limit (set when it starts: graph/run.py)
     checker: Callable[..., ClaimResult] | None = None
     filters: dict[str, Any] = field(default_factory=dict)  # the asker's: author, year_from, year_to, collection
     bylines: Callable[[str], int] = lambda name: 0           # how many documents a name is the author or narrator of
@@ -334,12 +335,13 @@ def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"draft": outcome.value, "revisions": state.get("revisions", 0) + 1, **failures(outcome)}
 
 
-@node(lambda u: u["output"]["status"])
+@node(lambda u: u["output"]["status"], closing=True)
 def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
     draft: Answer | None = state.get("draft")
     verification = dict(state.get("verification") or {})
     if state.get("error"):
-        status, answer, bullets, citations = "human_review", f"Historian could not run: {state['error']}.", [], []
+        stopped = "Historian stopped" if state.get("stopped") else "Historian could not run"
+        status, answer, bullets, citations = "human_review", f"{stopped}: {state['error']}.", [], []
         confidence = 0.0
     elif draft is None or draft.refusal or state.get("validation_errors"):
         status = "human_review"

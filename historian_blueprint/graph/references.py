@@ -270,8 +270,14 @@ def chicago(refs: list[Reference], citations: list[dict[str, Any]]) -> str:
             notes.append(f"{c['id']}. {chicago_note(r, locator)}")
             seen.add(r.source_id)
     entries = sorted(refs, key=lambda r: (_inverted(r.authors[0]) if r.authors else r.title).lower())
-    return ("Notes\n\n" + "\n".join(notes) + "\n\nBibliography\n\n" + "\n".join(chicago_bibliography_entry(r) for r in entries) + "\n"
-            if refs else "")
+    return ("Notes\n\n" + "\n".join(notes) + "\n\nBibliography\n\n"
+            + "\n".join(inert(chicago_bibliography_entry(r)) for r in entries) + "\n" if refs else "")
+
+
+def inert(line: str) -> str:
+    """A line a spreadsheet will not run: one opening with = + - @ (or a tab or carriage return) gets a leading
+    apostrophe, as OWASP advises against formula injection (a document titled "=HYPERLINK(...)")."""
+    return "'" + line if line[:1] in ("=", "+", "-", "@", "\t", "\r") else line
 
 
 def _short_title(title: str) -> str:

@@ -14,7 +14,8 @@ from historian_blueprint import history as run_history
 from historian_blueprint.app import Services, get_services, get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.graph.graph import compiled
-from historian_blueprint.graph.nodes import Context
+from historian_blueprint.graph.nodes import Context, finalize
+from historian_blueprint.limits import Deadline, TimeLimit
 from historian_blueprint.index import service
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.llm.prompts import load_calibration
@@ -123,18 +124,30 @@ def stream(
         raise ValueError(f"unknown search filter {', '.join(sorted(unknown))}")
     context = context or make_context(profile)
     context.filters = filters
+    if context.deadline is None:
+        context.deadline = Deadline(get_settings().limits_timeout_s)
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
-    for mode, chunk in compiled().stream(
-        {"question": question, "history": history}, config={"configurable": {"historian": context}},
-        stream_mode=["custom", "values"],
-    ):
-        if mode == "custom":
-            trace.append(chunk)
-            yield chunk
-        else:
-            final = chunk
+    listening = True  # the asker still reads the progress; a run they stop reading is finished and stored anyway
+    try:
+        for mode, chunk in compiled().stream(
+            {"question": question, "history": history}, config={"configurable": {"historian": context}},
+            stream_mode=["custom", "values"],
+        ):
+            if mode == "custom":
+                trace.append(chunk)
+                if listening:
+                    try:
+                        yield chunk
+                    except GeneratorExit:
+                        listening = False
+            else:
+                final = chunk
+    except TimeLimit as exc:  # stopped between two nodes: what it had, unverified, with the reason
+        final = {**(final or {}), **finalize({**(final or {}), "error": str(exc), "stopped": True},
+                                              {"configurable": {"historian": context}})}
+        final["output"]["verification"]["time_limit"] = {"seconds": exc.seconds, "stopped_before": exc.at}
     state = final or {}
     output = dict(state.get("output") or {})
     refused = bool(output.pop("refusal", False))
@@ -171,7 +184,8 @@ def stream(
          "output": output, "trace": trace, "engine": output["metadata"]["engine"],
          "index_generation": output["metadata"]["index_generation"]}
     )
-    yield {"event": "done", "run_id": run_id, "output": output}
+    if listening:
+        yield {"event": "done", "run_id": run_id, "output": output}
 
 
 def ask(

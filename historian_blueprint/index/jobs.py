@@ -145,4 +145,16 @@ def failed_documents(store: Store) -> list[str]:
 
 
 def recent(store: Store, limit: int = 20) -> list[dict[str, Any]]:
-    return list(store.jobs.find({"kind": "reindex"}, {"traceback": 0}).sort("created_at", -1).limit(limit))
+    found = list(store.jobs.find({"kind": "reindex"}, {"traceback": 0}).sort("created_at", -1).limit(limit))
+    return [settled(store, job) for job in found]
+
+
+def settled(store: Store, job: dict[str, Any]) -> dict[str, Any]:
+    """The job as it stands: one still marked queued or running whose process is gone (killed: SIGKILL leaves
+    no chance to say so) or silent past STALE_AFTER_S is recorded as crashed, as the next claim would record it,
+    instead of showing "running" until then."""
+    if job.get("state") not in ("queued", "running") or not _holder_is_dead(job):
+        return job
+    update = {"state": "crashed", "finished_at": time.time(), "message": "the process running it died"}
+    store.jobs.update_one({"_id": job["_id"], "state": job["state"]}, {"$set": update})
+    return {**job, **update}

@@ -274,7 +274,8 @@ def run_claimed(job_id: str, progress_store: Any = None) -> Any:
 
 def find_job(job_id: str) -> dict[str, Any] | None:
     """A reindex job's record (without its traceback), or None."""
-    return get_store().jobs.find_one({"_id": job_id}, {"traceback": 0})
+    job = get_store().jobs.find_one({"_id": job_id}, {"traceback": 0})
+    return jobs.settled(get_store(), job) if job is not None else None
 
 
 def failed_documents() -> list[str]:

@@ -20,6 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from historian_blueprint.graph.progress import node
+from historian_blueprint.limits import Deadline
 from historian_blueprint.mapping import adversary, credibility, entities, synthesis
 from historian_blueprint.mapping.compare import Comparison, Embed, compare
 from historian_blueprint.mapping.nlp import Reading, Statement, name_key, read_passages
@@ -46,6 +47,10 @@ class MapContext:
     weights: dict[str, float] = field(default_factory=dict)
     document_types: dict[str, float] = field(default_factory=dict)
     mapper: Callable[[str, str, list[tuple[int, int]]], Reading] | None = None  # the LLM engine's mapper role
+    deadline: Deadline | None = None  # the run's time limit: past it no further round, no further source read
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and self.deadline.passed()
 
 
 class MapState(TypedDict, total=False):
@@ -57,6 +62,7 @@ class MapState(TypedDict, total=False):
     sources: dict[str, dict[str, Any]]
     found_new: list[str]
     readings: dict[str, Reading]
+    stopped: bool  # the time limit cut the map short
     on_topic: list[str]
     comparison: Comparison
     credibility: dict[str, dict[str, Any]]
@@ -110,7 +116,11 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     c = mctx(config)
     readings = dict(state.get("readings") or {})
     failures = []
+    stopped = False
     for sid, entry in state["sources"].items():
+        if sid not in readings and c.out_of_time():  # the sources read so far are mapped; the others are listed
+            stopped = True
+            continue
         doc = c.get_document(sid)
         if doc is None:
             continue
@@ -133,7 +143,8 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     statements = [s for sid in on_topic for s in readings[sid].statements if sid in readings]
     years = {sid: getattr(c.get_document(sid), "year", None) for sid in on_topic}
     comparison = compare(statements, c.embed, years)
-    return {"readings": readings, "on_topic": on_topic, "comparison": comparison, "failures": failures}
+    return {"readings": readings, "on_topic": on_topic, "comparison": comparison, "failures": failures,
+            **({"stopped": True} if stopped else {})}
 
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
@@ -191,6 +202,8 @@ def adversary_node(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     sources and rounds are left."""
     c = mctx(config)
     round_ = state.get("round", 0)
+    if c.out_of_time():
+        return {"pending": [], "stopped": True}
     if round_ >= c.max_rounds or (round_ > 0 and not state.get("found_new")):
         return {"pending": []}
     comparison = state["comparison"]
@@ -289,6 +302,10 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         "dropped_quotes": sum(r.dropped for r in state["readings"].values()),  # an LLM mapper's names and quotes not in the source
         "failures": state.get("failures", []),
     }
+    if state.get("stopped"):
+        output["metadata"]["time_limit"] = ("the map reached its time limit (HISTORIAN_LIMITS_TIMEOUT_S): no "
+                                            "further round was run and sources not yet read were left out")
+        output["report"] += f"\n\n_Cut short: {output['metadata']['time_limit']}._\n"
     return {"output": output}
 
 

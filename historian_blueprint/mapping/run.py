@@ -11,6 +11,7 @@ from typing import Any
 from historian_blueprint import history
 from historian_blueprint.app import get_services, get_settings, get_store
 from historian_blueprint.index import service
+from historian_blueprint.limits import Deadline
 from historian_blueprint.mapping.graph import MapContext, iter_map
 from historian_blueprint.settings import MapSettings, read
 
@@ -38,6 +39,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
         retrieve=retrieve, get_document=get_document, embed=embedder.encode, top_k=settings.top_k,
         per_document=settings.per_document, max_sources=settings.max_sources, max_rounds=settings.max_rounds,
         weights=settings.weights, document_types=settings.document_types,
+        deadline=Deadline(get_settings().limits_timeout_s),
     )
     if client is not None or get_settings().engine == "llm":
         from historian_blueprint.mapping.llm_mapper import llm_mapper
@@ -58,19 +60,25 @@ def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | 
     context = context or make_map_context()
     run_id = uuid.uuid4().hex
     output: dict[str, Any] = {}
+    listening = True  # a map whose progress stops being read is finished (within its time limit) and stored
     for event in iter_map(topic, context):
         if event["event"] == "output":
             output = event["output"]
         else:
             events.append(event)
-            yield event
+            if listening:
+                try:
+                    yield event
+                except GeneratorExit:
+                    listening = False
     output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
                                "index_generation": service.generation()})
     history.record_run(get_store(), {
         "_id": run_id, "kind": "map", "question": output["topic"], "topic": output["topic"], "user_id": user_id,
         "created_at": time.time(), "output": output, "trace": events, "engine": output["metadata"]["engine"],
     })
-    yield {"event": "done", "run_id": run_id, "output": output}
+    if listening:
+        yield {"event": "done", "run_id": run_id, "output": output}
 
 
 def map_topic(topic: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from historian_blueprint.limits import Deadline, TimeLimit
 from historian_blueprint.schema import ClaimVerdict, Cited, SourceText, Verification, worse
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.claims import split_claims
@@ -26,13 +27,23 @@ def verify_claims(
     passages: list[dict[str, Any]] | None = None,
     revisions_left: bool = True,
     checker: Callable[..., ClaimResult] | None = None,
+    deadline: Deadline | None = None,
 ) -> Verification:
-    """Verify each (claim, citations) pair and build the reports (the floor first, then the roles)."""
+    """Verify each (claim, citations) pair and build the reports (the floor first, then the roles). Past the
+    ``deadline`` the claims not yet checked are left unconfirmed and the whole is ``human_review``."""
     t0 = time.perf_counter()
     verdicts: list[ClaimVerdict] = []
     failed_checks = False
     layouts = Layouts()
+    stopped: TimeLimit | None = None
     for n, (claim, cited) in enumerate(claims, start=1):
+        if stopped is None and deadline is not None and deadline.passed():
+            stopped = TimeLimit(deadline.seconds, f"claim {n} of {len(claims)}")
+        if stopped is not None:
+            result = ClaimResult(claim, "unconfirmed", "unverified_detail", "medium", None, 0.0, cited=list(cited),
+                                 reason="not checked: the time limit was reached first", decided_by="time limit")
+            verdicts.append(to_verdict(n, result, layouts, lambda source_id: None))
+            continue
         documents = [d for d in (get_document(c.source_id) for c in cited) if d is not None]
         if not cited and search is not None:
             documents = list(search(claim))
@@ -48,10 +59,17 @@ def verify_claims(
     it = interrogate(verdicts, caps)
     co = counter_argue(verdicts, passages or [], caps)
     jd = judge(verdicts, ch, it, co, caps, revisions_left=revisions_left, failed_checks=failed_checks)
+    if stopped is not None:
+        jd = jd.model_copy(update={"status": "human_review", "safe_to_publish": False,
+                                   "summary": f"Historian stopped: {stopped}. {jd.summary}"})
     return Verification(
         claims=verdicts, challenge=ch, interrogation=it, counter=co, judge=jd,
         confidence=jd.confidence, status=jd.status, latency_ms=round((time.perf_counter() - t0) * 1000, 2),
     )
+
+
+class TooManyClaims(ValueError):
+    """A draft with more claims than one request checks (HISTORIAN_LIMITS_MAX_CLAIMS)."""
 
 
 def whole_documents(source_ids: Sequence[str], get_document: Callable[[str], SourceText | None]) -> list[Cited]:
@@ -73,6 +91,8 @@ def verify_draft(
     caps: Caps,
     checker: Callable[..., ClaimResult] | None = None,
     question: str | None = None,
+    deadline: Deadline | None = None,
+    max_claims: int | None = None,
 ) -> Verification:
     """Verify a pasted draft: inline ``[id]`` citations, else ``sources``, else the whole collection.
 
@@ -88,8 +108,13 @@ def verify_draft(
 
         return verify_claims([(statement, whole_documents(sources, get_document))], get_document=get_document,
                              search=search, caps=caps, revisions_left=False, checker=answer)
-    claims = [(claim, whole_documents(ids or sources, get_document)) for claim, ids in split_claims(text)]
-    verification = verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False, checker=checker)
+    split = split_claims(text)
+    if max_claims is not None and len(split) > max_claims:
+        raise TooManyClaims(f"the draft makes {len(split)} claims; one check reads at most {max_claims} "
+                            "(HISTORIAN_LIMITS_MAX_CLAIMS): check it in parts")
+    claims = [(claim, whole_documents(ids or sources, get_document)) for claim, ids in split]
+    verification = verify_claims(claims, get_document=get_document, search=search, caps=caps, revisions_left=False,
+                                 checker=checker, deadline=deadline)
     if question:
         spans = [(c.evidence.source_id, c.evidence.text, "") for c in verification.claims if c.evidence is not None]
         found = premise_of(question, spans, get_document)

@@ -7,9 +7,10 @@ from functools import lru_cache
 
 from historian_blueprint.app import get_services, get_state, get_store
 from historian_blueprint.index import service
+from historian_blueprint.limits import Deadline
 from historian_blueprint.schema import SourceText, Verification
 from historian_blueprint.settings import Caps
-from historian_blueprint.text.questions import clean_question
+from historian_blueprint.text.questions import CONTROL, clean_question
 from historian_blueprint.verify.draft import verify_draft
 
 
@@ -63,6 +64,7 @@ def check_draft(text: str, sources: Sequence[str] = (), question: str | None = N
     bare yes or no is verified as the answer to it."""
     settings = get_services().settings
     limit = settings.limits_max_draft_chars
+    text = CONTROL.sub("", text or "")  # NUL, ESC and the like are no part of a draft (line breaks are kept)
     if not text or not text.strip():
         raise ValueError("the draft is empty")
     if len(text) > limit:
@@ -73,5 +75,7 @@ def check_draft(text: str, sources: Sequence[str] = (), question: str | None = N
         raise ValueError(f"no document with id {', '.join(unknown)}")
     if question is not None and question.strip():
         question = clean_question(question, settings.limits_max_question_chars)
+    deadline = Deadline(settings.limits_timeout_s)  # set before the search is made ready: that counts too
     return verify_draft(text, sources=sources, get_document=get, search=collection_search(get),
-                        caps=Caps.of(settings), question=(question or "").strip() or None)
+                        caps=Caps.of(settings), question=(question or "").strip() or None, deadline=deadline,
+                        max_claims=settings.limits_max_claims)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
@@ -109,6 +109,19 @@ def build_blueprint() -> Blueprint:
         code = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
                 413: "too_large", 429: "too_many_requests"}.get(exc.code or 500, "error")
         return jsonify(error={"code": code, "message": exc.description or exc.name}), exc.code or 500
+
+    @bp.after_app_request
+    def same_site_redirect(response):
+        """werkzeug's redirect of a path with doubled slashes (``/historian//ask``: routing, before any view) names
+        the host the Host header gave; under Historian's prefix the Location becomes the path alone, so a forged
+        Host header sends no one elsewhere. The host app's own paths keep werkzeug's answer."""
+        if response.status_code not in (301, 308) or request.url_rule is not None or not response.location:
+            return response
+        target = urlsplit(response.location)
+        prefix = get_settings().url_prefix.rstrip("/")
+        if target.netloc and (target.path == prefix or target.path.startswith(prefix + "/")):
+            response.location = target.path + (f"?{target.query}" if target.query else "")
+        return response
 
     @bp.errorhandler(Exception)
     def server_error(exc: Exception):

@@ -64,6 +64,10 @@ def _depth(raw: str) -> int:
 def raw_json(empty: Any = None) -> Any:
     """The request's JSON (``empty`` for no body), or BodyError with what is wrong with it."""
     data = request.get_data(cache=True)  # bounded: the blueprint's cap_the_body set request.max_content_length
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(data) >= limit:
+        # a chunked body (no Content-Length) is cut at the cap as it is read: what reached it was larger
+        raise BodyError(413, "too_large", f"the body is larger than {limit - 1} bytes")
     if not data.strip():
         return empty
     try:

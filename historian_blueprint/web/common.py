@@ -14,22 +14,66 @@ from flask import Response, current_app, jsonify, render_template, request, stre
 from historian_blueprint import history
 from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
+from historian_blueprint.limits import Busy, Slots
 from historian_blueprint.web.auth import current_identity
 
 
 class Problem(ValueError):
     """A request Historian cannot serve, with an HTTP status and a machine-readable code."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+def _slots() -> Slots:
+    settings = get_settings()
+    return Slots(get_store(), settings.limits_max_running_per_user, settings.limits_timeout_s)
+
+
+def _busy(exc: Busy) -> Problem:
+    return Problem(429, "too_many_requests", str(exc), {"Retry-After": str(exc.retry_after)})
+
+
+@contextmanager
+def running(kind: str) -> Iterator[None]:
+    """Hold one of this user's run slots for the block: 429 with Retry-After when they have as many runs going
+    as allowed (HISTORIAN_LIMITS_MAX_RUNNING_PER_USER), so one user cannot starve the others."""
+    try:
+        token = _slots().take(user(), kind)
+    except Busy as exc:
+        raise _busy(exc) from None
+    try:
+        yield
+    finally:
+        _slots().give_back(token)
+
+
+def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+    """``make()``'s events with a run slot taken now (429 before any event when none is free) and given back
+    when the run ends, however the stream is left."""
+    try:
+        token = _slots().take(user(), kind)
+    except Busy as exc:
+        raise _busy(exc) from None
+    slots = _slots()
+
+    def events() -> Iterator[dict[str, Any]]:
+        inner = make()
+        try:
+            yield from inner
+        finally:
+            inner.close()
+            slots.give_back(token)
+
+    return events()
 
 
 def problem_response(exc: Problem) -> Any:
     """A problem as the asker reads it: JSON under /api/ or for a JSON request, else Historian's error page."""
     if "/api/" in request.path or request.is_json or request.accept_mimetypes.best == "application/json":
-        return jsonify(error={"code": exc.code, "message": exc.message}), exc.status
-    return render_template("historian/error.html", title="Historian", message=exc.message), exc.status
+        return jsonify(error={"code": exc.code, "message": exc.message}), exc.status, exc.headers
+    return render_template("historian/error.html", title="Historian", message=exc.message), exc.status, exc.headers
 
 
 @contextmanager
@@ -106,6 +150,10 @@ def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]
         except Exception as exc:  # noqa: BLE001
             current_app.logger.exception("%s failed", what)
             yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
+        finally:  # the asker left: the run goes on to its end (or its time limit) and is stored, by design
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
 
     return Response(stream_with_context(generate()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -10,11 +10,13 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
+from historian_blueprint.text.questions import clean_question
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, index_problems, load_run, page_number, server_sent, source_link, user,
+    RUNS_PER_PAGE, Problem, delete_own, index_problems, load_run, page_number, running, running_events, server_sent,
+    source_link, user,
 )
 
 MAX_TOPIC_CHARS = 300
@@ -31,18 +33,16 @@ def _topic(data: Any) -> str:
     topic = data.get("topic")
     if not isinstance(topic, str):
         raise Problem(400, "bad_request", "topic must be a string")
-    topic = " ".join(topic.split())
-    if not topic:
-        raise Problem(400, "bad_request", "the topic is empty")
-    if len(topic) > MAX_TOPIC_CHARS:
-        raise Problem(400, "bad_request", f"the topic is longer than {MAX_TOPIC_CHARS} characters")
-    return topic
+    try:  # control characters (NUL, ESC ...) dropped, spaces collapsed: as a question is
+        return clean_question(topic, MAX_TOPIC_CHARS, "the topic")
+    except ValueError as exc:
+        raise Problem(400, "bad_request", str(exc)) from None
 
 
 def _map(topic: str) -> dict[str, Any]:
     from historian_blueprint.mapping.run import map_topic  # on use: spaCy loads with the first map
 
-    with index_problems():
+    with index_problems(), running("map"):
         return map_topic(topic, user_id=user())
 
 
@@ -101,7 +101,7 @@ def register(bp: Blueprint) -> None:
         def done(event: dict[str, Any]) -> dict[str, Any]:
             return {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
 
-        return server_sent(stream_map(topic, user_id=user()), done, "map")
+        return server_sent(running_events("map", lambda: stream_map(topic, user_id=user())), done, "map")
 
     @bp.get("/maps")
     @login_required

@@ -20,12 +20,13 @@ from historian_blueprint.graph.references import bibtex, chicago, chicago_biblio
 from historian_blueprint.index import service
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.text.questions import clean_question
+from historian_blueprint.verify.draft import TooManyClaims
 from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, host_source_url, index_problems, load_run, page_number, server_sent, source_link,
-    user,
+    RUNS_PER_PAGE, Problem, delete_own, host_source_url, index_problems, load_run, page_number, running, running_events,
+    server_sent, source_link, user,
 )
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.reading import around, highlighted
@@ -54,7 +55,7 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
 def _run_ask(question: str, profile: str | None, parent: str | None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
     from historian_blueprint.graph.run import ask  # on use: langgraph loads with the first question, not with the app
 
-    with index_problems():
+    with index_problems(), running("ask"):
         return ask(question, user_id=user(), parent_id=parent, profile=profile, filters=filters)
 
 
@@ -155,7 +156,9 @@ def register(bp: Blueprint) -> None:
             return {"run_id": event["run_id"], "url": url_for("historian.run_page", run_id=event["run_id"]),
                     "status": event["output"]["status"]}
 
-        return server_sent(stream(question, user_id=user(), parent_id=parent, profile=profile, filters=filters), done, "ask")
+        events = running_events("ask", lambda: stream(question, user_id=user(), parent_id=parent, profile=profile,
+                                                      filters=filters))
+        return server_sent(events, done, "ask")
 
     # ------------------------------------------------------------------ runs
     @bp.get("/runs")
@@ -250,10 +253,13 @@ def register(bp: Blueprint) -> None:
                                error=error, csrf_token=csrf_token())
 
     def _check(text: str, sources: list[str], question: str | None = None) -> Any:
-        try:
-            return check_draft(text, sources, question=question)
-        except ValueError as exc:
-            raise Problem(400, "bad_request", str(exc)) from None
+        with running("verify"):
+            try:
+                return check_draft(text, sources, question=question)
+            except TooManyClaims as exc:
+                raise Problem(413, "too_many_claims", str(exc)) from None
+            except ValueError as exc:
+                raise Problem(400, "bad_request", str(exc)) from None
 
     # ------------------------------------------------------------------ JSON API
     @bp.post("/api/ask")

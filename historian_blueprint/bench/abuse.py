@@ -1,0 +1,158 @@
+"""One user pressing the server as hard as the API lets them while another asks: do the limits hold?
+
+The demo is served by a child ``historian serve`` on 127.0.0.1 (bench/load.py's DemoServer) with
+``HISTORIAN_LIMITS_TIMEOUT_S`` set to ``deadline``. The heavy user sends, at once: the longest draft allowed
+(HISTORIAN_LIMITS_MAX_DRAFT_CHARS; more claims than one check reads: a 413), a draft of as many claims as one
+check reads, and ``maps`` maps in parallel, each retried after its Retry-After while the bench runs. Meanwhile a
+second user asks one question after another. Printed: the second user's ask latencies (p50/p95: the target is
+p95 under 2 s), every heavy request's outcome and how long the server held it (none may run past the deadline
+plus 1 s), and the stored runs cut off by the time limit, none of which may be ``verified``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
+from historian_blueprint.bench.load import QUESTIONS, DemoServer, Session
+
+TOPICS = ("the panic of 1893", "the Pullman strike", "silver coinage", "the tariff", "the Chinese exclusion act",
+          "the Alaska purchase", "the civil service", "the public debt", "the Indian treaties", "the railroads")
+
+
+def _post(session: Session, path: str, body: dict[str, Any], timeout: float = 300) -> tuple[int, dict[str, Any], dict]:
+    request = urllib.request.Request(
+        f"{session.base}{session.prefix}{path}", data=json.dumps(body).encode(), method="POST",
+        headers={"Content-Type": "application/json", "X-CSRFToken": session.token})
+    try:
+        with session.opener.open(request, timeout=timeout) as reply:
+            return reply.status, json.loads(reply.read()), dict(reply.headers)
+    except urllib.error.HTTPError as exc:
+        try:
+            body = json.loads(exc.read())
+        except ValueError:
+            body = {}
+        return exc.code, body, dict(exc.headers)
+
+
+def drafts(max_chars: int, max_claims: int) -> tuple[str, str]:
+    """The longest draft allowed (sentences of the sample corpus up to ``max_chars``) and one of ``max_claims``
+    sentences, each a claim to check against the whole collection."""
+    sentences = []
+    for path in sorted(SAMPLE_CORPUS.glob("*.jsonl")):
+        for doc in read_jsonl(path):
+            text = " ".join(str(doc.get("content") or "").split())
+            sentences += [s.strip() + "." for s in text.split(". ") if 60 <= len(s) <= 240 and s[:1].isupper()]
+    longest, total = [], 0
+    for s in sentences:
+        if total + len(s) + 1 > max_chars:
+            break
+        longest.append(s)
+        total += len(s) + 1
+    return " ".join(longest), " ".join(sentences[:max_claims])
+
+
+class Heavy:
+    """What the heavy user's requests came to."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+
+    def add(self, **outcome: Any) -> None:
+        with self.lock:
+            self.requests.append(outcome)
+
+
+def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int, threads: int) -> dict[str, Any]:
+    from werkzeug.security import generate_password_hash
+
+    from historian_blueprint.app import get_settings
+
+    settings = get_settings()
+    longest, most_claims = drafts(settings.limits_max_draft_chars, settings.limits_max_claims)
+    os.environ["HISTORIAN_LIMITS_TIMEOUT_S"] = str(deadline)  # the served child reads it
+    heavy = Heavy()
+    asks: list[tuple[float, int]] = []
+    with DemoServer(store, workers=workers, threads=threads) as server:
+        second, password = f"{server.name}-2", server.password
+        with store.write_lock():
+            store.database["users"].insert_one({"_id": second, "role": "researcher",
+                                                "password_hash": generate_password_hash(password)})
+        try:
+            presser, asker = Session(server.base, server.name, password), Session(server.base, second, password)
+            _post(asker, "/api/ask", {"question": QUESTIONS[0]})  # models load before the clock starts
+            stop = time.time() + duration
+
+            def verify(text: str, what: str) -> None:
+                t0 = time.time()
+                status, body, headers = _post(presser, "/api/verify", {"text": text})
+                heavy.add(what=what, status=status, seconds=round(time.time() - t0, 2),
+                          outcome=body.get("status") or (body.get("error") or {}).get("code"),
+                          stopped="Historian stopped" in json.dumps(body.get("judge") or {}))
+
+            def mapper(k: int) -> None:
+                while time.time() < stop:
+                    t0 = time.time()
+                    status, body, headers = _post(presser, "/api/map", {"topic": TOPICS[k % len(TOPICS)]})
+                    heavy.add(what="map", status=status, seconds=round(time.time() - t0, 2),
+                              outcome=(body.get("error") or {}).get("code") or "mapped",
+                              stopped=bool((body.get("metadata") or {}).get("time_limit")))
+                    if status == 429:
+                        time.sleep(min(float(headers.get("Retry-After", 1)), max(0.0, stop - time.time())))
+
+            def second_user() -> None:
+                n = 0
+                while time.time() < stop:
+                    t0 = time.time()
+                    status, body, _ = _post(asker, "/api/ask", {"question": QUESTIONS[n % len(QUESTIONS)]})
+                    asks.append((time.time() - t0, status))
+                    n += 1
+
+            pressing = [threading.Thread(target=verify, args=(longest, "longest draft")),
+                        threading.Thread(target=verify, args=(most_claims, "draft of the most claims"))]
+            pressing += [threading.Thread(target=mapper, args=(k,)) for k in range(maps)]
+            asking = threading.Thread(target=second_user)
+            for t in [*pressing, asking]:
+                t.start()
+            for t in [*pressing, asking]:
+                t.join()
+        finally:
+            cut = list(store.runs.find({"user_id": server.name, "output.metadata.time_limit": {"$exists": True}},
+                                       {"output.status": 1}))
+            cut += list(store.runs.find({"user_id": server.name, "output.verification.time_limit": {"$exists": True}},
+                                        {"output.status": 1}))
+            stored = store.runs.count_documents({"user_id": server.name})
+            for run in list(store.runs.find({"user_id": second}, {"kind": 1, "user_id": 1, "history_bucket": 1})):
+                from historian_blueprint import history
+
+                history.delete_run(store, run)
+            with store.write_lock():
+                store.database["users"].delete_one({"_id": second})
+    served = [r for r in heavy.requests if r["status"] == 200]
+    latencies = [s * 1000 for s, status in asks if status == 200]
+    cut_reported = sum(1 for r in served if r["stopped"])
+    return {
+        "deadline_s": deadline, "maps_in_parallel": maps, "duration_s": duration,
+        "second_user": {"asks": len(asks), "ok": len(latencies), "errors": len(asks) - len(latencies),
+                        "p50_ms": round(percentile(latencies, 50), 1), "p95_ms": round(percentile(latencies, 95), 1),
+                        "target_p95_ms": 2000},
+        "heavy_user": {
+            "requests": len(heavy.requests), "served": len(served),
+            "refused_429": sum(1 for r in heavy.requests if r["status"] == 429),
+            "other": sorted({f"{r['what']}: {r['status']} {r['outcome']}" for r in heavy.requests
+                             if r["status"] not in (200, 429)}),
+            "drafts": [r for r in heavy.requests if r["what"] != "map"],
+            "longest_served_s": max((r["seconds"] for r in served), default=0.0),
+            "past_deadline_plus_1s": sum(1 for r in served if r["seconds"] > deadline + 1),
+            "cut_off_reported": cut_reported,
+        },
+        "stored": {"heavy_user_runs": stored, "cut_off_runs": len(cut),
+                   "cut_off_verified": sum(1 for r in cut if (r.get("output") or {}).get("status") == "verified")},
+    }
