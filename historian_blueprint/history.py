@@ -81,18 +81,19 @@ def repair(store: Store, older_than_s: float | None = None) -> int:
         older_than_s = 0.0 if store.serializes_writes else REPAIR_AFTER_S
     settled = 0
     with store.write_lock():
-        for entry in list(journal.find({"at": {"$lte": time.time() - older_than_s}})):
+        for found in list(journal.find({"at": {"$lte": time.time() - older_than_s}}, {"_id": 1})):
+            entry = journal.find_one_and_delete({"_id": found["_id"]})  # claimed: a second repairer skips it
+            if entry is None:
+                continue
             key, bucket = entry["key"], int(entry["bucket"])
             run = store.runs.find_one({"_id": entry["_id"]})
             if run is not None:
-                filed = history.find_one({"_id": _bucket_id(key, bucket)}) or {}
-                items = filed.get("items", [])
-                if not any(item.get("_id") == run["_id"] for item in items):
-                    history.update_one({"_id": _bucket_id(key, bucket)}, {"$push": {"items": summary(run)}},
-                                       upsert=True)
-                    items = [*items, summary(run)]
+                history.update_one({"_id": _bucket_id(key, bucket), "items._id": {"$ne": run["_id"]}},
+                                   {"$push": {"items": summary(run)}})
+                history.update_one({"_id": _bucket_id(key, bucket)}, {"$setOnInsert": {"items": [summary(run)]}},
+                                   upsert=True)
+                items = (history.find_one({"_id": _bucket_id(key, bucket)}) or {}).get("items", [])
                 history.update_one({"_id": key}, {"$set": {f"counts.{bucket}": len(items)}}, upsert=True)
-            journal.delete_one({"_id": entry["_id"]})
             settled += 1
     return settled
 

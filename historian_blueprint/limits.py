@@ -69,16 +69,20 @@ class Slots:
             self.give_back(token)
 
     def take(self, user_id: Any, kind: str) -> str:
+        """Insert this run's slot, then count the user's: over the limit, take it back and raise Busy. Inserting
+        first keeps the count exact where the write lock is a no-op (a MongoDB server): two racing requests
+        both see both slots, and at most one of them, never both, may stay."""
         active = self.store.collection("active")
         now = time.time()
-        abandoned = now - self.timeout_s - GRACE_S
+        token = f"{now:017.6f}-{uuid.uuid4().hex}"  # ordered by when it was taken: the earliest slots stay
         with self.store.write_lock():
-            active.delete_many({"started": {"$lt": abandoned}})
-            running = [r["started"] for r in active.find({"user_id": user_id}, {"started": 1})]
-            if len(running) >= self.per_user:
-                raise Busy(len(running), max(1, math.ceil(min(running) + self.timeout_s - now)))
-            token = uuid.uuid4().hex
+            active.delete_many({"started": {"$lt": now - self.timeout_s - GRACE_S}})
             active.insert_one({"_id": token, "user_id": user_id, "kind": kind, "started": now})
+            held = sorted(active.find({"user_id": user_id}, {"started": 1}), key=lambda r: r["_id"])
+            if token not in [r["_id"] for r in held[: self.per_user]]:
+                active.delete_one({"_id": token})
+                started = [r["started"] for r in held if r["_id"] != token]
+                raise Busy(len(started), max(1, math.ceil(min(started, default=now) + self.timeout_s - now)))
         return token
 
     def give_back(self, token: str) -> None:

@@ -67,7 +67,7 @@ def test_a_user_with_a_run_going_gets_429_with_retry_after_and_the_slot_comes_ba
     client = indexed.test_client()
     with indexed.app_context():
         slots = Slots(get_store(), 1, 60)
-        token = slots.take("anonymous", "map")  # the plain host's visitor has a map going
+        token = slots.take("anonymous@127.0.0.1", "map")  # the plain host's visitor (no login: by address) maps
     for path, body in (("/historian/api/ask", {"question": "What happened to the banks?"}),
                        ("/historian/api/verify", {"text": "The panic closed the banks."}),
                        ("/historian/api/map", {"topic": "the panic"}), ("/historian/ask/stream", {"question": "Banks?"})):
@@ -75,12 +75,15 @@ def test_a_user_with_a_run_going_gets_429_with_retry_after_and_the_slot_comes_ba
         assert response.status_code == 429, path
         assert response.get_json()["error"]["code"] == "too_many_requests"
         assert 1 <= int(response.headers["Retry-After"]) <= 60
+    other = indexed.test_client().post("/historian/api/ask", json={"question": "Banks?"},
+                                        environ_base={"REMOTE_ADDR": "10.0.0.7"})
+    assert other.status_code == 200  # another anonymous visitor (another address) has their own allowance
     with indexed.app_context():
         slots.give_back(token)
         assert Slots(get_store(), 1, 60).take("someone else", "ask")  # other users were never counted
     assert client.post("/historian/api/ask", json={"question": "What happened to the banks?"}).status_code == 200
     with indexed.app_context():  # every slot this client took came back: none is held after its run
-        assert get_store().collection("active").count_documents({"user_id": "anonymous"}) == 0
+        assert get_store().collection("active").count_documents({"user_id": "anonymous@127.0.0.1"}) == 0
 
 
 def test_a_slot_a_dead_process_kept_expires_with_the_time_limit(indexed):

@@ -32,13 +32,12 @@ def after_validate(state: State) -> list[str] | Literal["compose", "finalize"]:
     return ["challenge", "interrogate", "counter_argue"]
 
 
-def after_judge(state: State, config: RunnableConfig) -> Literal["cite", "revise", "finalize"]:
-    status = state["status"]
-    if status in ("verified", "flagged"):
-        return "cite"
-    if status == "needs_revision" and state.get("revisions", 0) < nodes.ctx(config).max_revisions:
+def after_judge(state: State, config: RunnableConfig) -> Literal["cite", "revise"]:
+    """Revise while the judge asks for it and revisions are left; otherwise the answer as judged is held against
+    its question (``cite``, which can only lower a status) and finalized."""
+    if state["status"] == "needs_revision" and state.get("revisions", 0) < nodes.ctx(config).max_revisions:
         return "revise"
-    return "finalize"
+    return "cite"
 
 
 def build_graph() -> StateGraph:
@@ -60,7 +59,7 @@ def build_graph() -> StateGraph:
     g.add_edge("compose", "validate")
     g.add_conditional_edges("validate", after_validate, ["compose", "finalize", "challenge", "interrogate", "counter_argue"])
     g.add_edge(["challenge", "interrogate", "counter_argue"], "judge")
-    g.add_conditional_edges("judge", after_judge, ["cite", "revise", "finalize"])
+    g.add_conditional_edges("judge", after_judge, ["cite", "revise"])
     g.add_edge("revise", "validate")
     g.add_edge("cite", "finalize")
     g.add_edge("finalize", END)

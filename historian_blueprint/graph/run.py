@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from flask import current_app
@@ -123,9 +123,8 @@ def stream(
     if unknown:
         raise ValueError(f"unknown search filter {', '.join(sorted(unknown))}")
     context = context or make_context(profile)
-    context.filters = filters
-    if context.deadline is None:
-        context.deadline = Deadline(get_settings().limits_timeout_s)
+    # this run's own copy: its filters, and its time limit starting now (a context given without one may be reused)
+    context = replace(context, filters=filters, deadline=context.deadline or Deadline(get_settings().limits_timeout_s))
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None

@@ -25,6 +25,7 @@ The two rankings are fused as the local backend fuses FAISS and BM25: each min-m
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -87,6 +88,10 @@ def _normalized(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
     return {(r["source_id"], int(r["start"])): float(x) for r, x in zip(rows, scores)}
 
 
+STATUS_TTL_S = 30.0
+_STATUS: dict[tuple[int, str, bool], tuple[float, RetrieverStatus]] = {}  # by client, collection, kind
+
+
 class AtlasRetriever:
     """Meanings by ``$vectorSearch``, words by ``$search``, fused; ``lexical-only`` when no encoder is given."""
 
@@ -121,6 +126,17 @@ class AtlasRetriever:
         return [_hit(rows[key], fused[key], dense.get(key, 0.0), words.get(key, 0.0), n) for n, key in enumerate(best)]
 
     def status(self) -> RetrieverStatus:
+        """What the chunk collection holds (three scans of it: kept STATUS_TTL_S, since every ask reads it)."""
+        database = getattr(self.chunks, "database", None)
+        key = (id(getattr(database, "client", database)), getattr(self.chunks, "full_name", ""), self.encode is not None)
+        cached = _STATUS.get(key)
+        if cached is not None and cached[0] > time.monotonic():
+            return cached[1]
+        status = self._status()
+        _STATUS[key] = (time.monotonic() + STATUS_TTL_S, status)
+        return status
+
+    def _status(self) -> RetrieverStatus:
         count = self.chunks.estimated_document_count()
         state = "building" if not count else "serving" if self.encode is not None else "lexical-only"
         if not count:

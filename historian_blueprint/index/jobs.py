@@ -153,7 +153,11 @@ def settled(store: Store, job: dict[str, Any]) -> dict[str, Any]:
     """The job as it stands: one still marked queued or running whose process is gone (killed: SIGKILL leaves
     no chance to say so) or silent past STALE_AFTER_S is recorded as crashed, as the next claim would record it,
     instead of showing "running" until then."""
-    if job.get("state") not in ("queued", "running") or not _holder_is_dead(job):
+    if job.get("state") not in ("queued", "running"):
+        return job
+    # on this machine the process tells (a cold encoder load sends no heartbeat for minutes); elsewhere the silence
+    dead = not _pid_alive(int(job.get("pid", 0))) if job.get("host") == HOST else _holder_is_dead(job)
+    if not dead:
         return job
     update = {"state": "crashed", "finished_at": time.time(), "message": "the process running it died"}
     store.jobs.update_one({"_id": job["_id"], "state": job["state"]}, {"$set": update})

@@ -137,12 +137,15 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         readings[sid] = replace(read_passages(sid, doc.text, passages), passages=passages)
     all_entities = entities.merge([m for r in readings.values() for m in r.mentions])
     links = entities.shared(all_entities, {sid: r.proper for sid, r in readings.items()})
-    on_topic = _on_topic(state["sources"], links)
+    on_topic = _on_topic({sid: v for sid, v in state["sources"].items() if sid in readings}, links)  # read ones
     year = event_year(state["topic"], [c.get_document(sid) for sid in on_topic])
     on_topic = [sid for sid in on_topic if about_event(c.get_document(sid), year)]
-    statements = [s for sid in on_topic for s in readings[sid].statements if sid in readings]
+    statements = [s for sid in on_topic if sid in readings for s in readings[sid].statements]
     years = {sid: getattr(c.get_document(sid), "year", None) for sid in on_topic}
-    comparison = compare(statements, c.embed, years)
+    if c.out_of_time():  # past the time limit nothing more is weighed: the sources and names read so far stand
+        stopped, comparison = True, Comparison(statements)
+    else:
+        comparison = compare(statements, c.embed, years)
     return {"readings": readings, "on_topic": on_topic, "comparison": comparison, "failures": failures,
             **({"stopped": True} if stopped else {})}
 
@@ -304,7 +307,8 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     }
     if state.get("stopped"):
         output["metadata"]["time_limit"] = ("the map reached its time limit (HISTORIAN_LIMITS_TIMEOUT_S): no "
-                                            "further round was run and sources not yet read were left out")
+                                            "further round was run, sources not yet read were left out, and "
+                                            "statements not yet compared were not")
         output["report"] += f"\n\n_Cut short: {output['metadata']['time_limit']}._\n"
     return {"output": output}
 

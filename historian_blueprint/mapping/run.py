@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from historian_blueprint import history
@@ -39,7 +40,6 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
         retrieve=retrieve, get_document=get_document, embed=embedder.encode, top_k=settings.top_k,
         per_document=settings.per_document, max_sources=settings.max_sources, max_rounds=settings.max_rounds,
         weights=settings.weights, document_types=settings.document_types,
-        deadline=Deadline(get_settings().limits_timeout_s),
     )
     if client is not None or get_settings().engine == "llm":
         from historian_blueprint.mapping.llm_mapper import llm_mapper
@@ -58,6 +58,7 @@ def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | 
     stored with kind "map"."""
     events: list[dict[str, Any]] = []
     context = context or make_map_context()
+    context = replace(context, deadline=context.deadline or Deadline(get_settings().limits_timeout_s))  # from now
     run_id = uuid.uuid4().hex
     output: dict[str, Any] = {}
     listening = True  # a map whose progress stops being read is finished (within its time limit) and stored

@@ -22,6 +22,9 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _INITIAL = re.compile(r"(?:^|(?<=[\s.(\[\"'“‘]))[A-Z]\.$")
 TITLES = frozenset("mr mrs messrs dr st ste mt ft gen col capt lt maj sgt adm cmdr gov sen rep hon rev prof pres "
                    "supt".split())
+# Words that open sentences and no name: after "U.S." or "D.C." they begin the next sentence.
+OPENERS = frozenset("the an he she it they we this that these those there his her its their our but and or yet so "
+                    "after when then in on at as if for while however".split())
 NUMBER_FORMS = frozenset("no nos vol vols pp p fig art sec ch jan feb mar apr jun jul aug sep sept oct nov dec".split())
 _BEFORE_NAME = re.compile(r"\s+[\"'“‘(]?[A-Z0-9]")
 
@@ -95,6 +98,9 @@ def _abbreviation(text: str, match: re.Match[str], end: int) -> bool:
     at = match.start()
     following = _BEFORE_NAME.match(text, at + 1, end)
     if not following:
+        return False
+    nxt = re.match(r"[A-Za-z]+", text[following.end() - 1:following.end() + 12])
+    if nxt and nxt.group().lower() in OPENERS:  # "... the U.S. The war ...": no name starts with "The"
         return False
     word = text[max(0, at - 12):at + 1].rsplit(None, 1)[-1].lstrip("\"'“‘([")
     if _INITIAL.search(word):  # "I." is the pronoun ("it was I. Then ...") unless a name stands before it

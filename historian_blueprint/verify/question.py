@@ -221,17 +221,19 @@ def _before_noun(after: str) -> bool:
 
 def _noun_place(before: str) -> bool:
     """A word used as a verb or a noun ("strike", "return") is a noun after a determiner, a possessive or a noun
-    it completes ("the railroad strike", "Cleveland's return"), also with a modifier between ("the great strike");
-    a plural noun before it is its subject ("when did the miners return")."""
-    m = _PREVIOUS.search(before)
-    if not m:
-        return False
-    word = m.group(1)
-    if word.lower() in _DETERMINERS or word.endswith("'s"):
-        return True
-    if word.islower() and word not in STOPWORDS and word not in nouns() and word not in verb_nouns():
-        return _noun_place(before[:m.start(1)])  # a modifier between: "the great strike", "his sudden return"
-    return word.islower() and lemma(word) == word and word in nouns() and word not in STOPWORDS  # "the miners return"
+    it completes ("the railroad strike", "Cleveland's return"), also with up to two modifiers between ("the great
+    strike"); a plural noun before it is its subject ("when did the miners return")."""
+    for _ in range(3):  # the word before, then past at most two modifiers
+        m = _PREVIOUS.search(before)
+        if not m:
+            return False
+        word = m.group(1)
+        if word.lower() in _DETERMINERS or word.endswith("'s"):
+            return True
+        if not (word.islower() and word not in STOPWORDS and word not in nouns() and word not in verb_nouns()):
+            return word.islower() and lemma(word) == word and word in nouns() and word not in STOPWORDS
+        before = before[:m.start(1)]  # a modifier: look past it
+    return False
 
 
 def thing_mentioned(constraint: Constraint, texts: Sequence[str]) -> bool:

@@ -40,7 +40,7 @@ def running(kind: str) -> Iterator[None]:
     """Hold one of this user's run slots for the block: 429 with Retry-After when they have as many runs going
     as allowed (HISTORIAN_LIMITS_MAX_RUNNING_PER_USER), so one user cannot starve the others."""
     try:
-        token = _slots().take(user(), kind)
+        token = _slots().take(_runner(), kind)
     except Busy as exc:
         raise _busy(exc) from None
     try:
@@ -53,10 +53,16 @@ def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> I
     """``make()``'s events with a run slot taken now (429 before any event when none is free) and given back
     when the run ends, however the stream is left."""
     try:
-        token = _slots().take(user(), kind)
+        token = _slots().take(_runner(), kind)
     except Busy as exc:
         raise _busy(exc) from None
     slots = _slots()
+    given: list[bool] = []
+
+    def give_back() -> None:  # once, whichever comes first: the run's end or the response's close
+        if not given:
+            given.append(True)
+            slots.give_back(token)
 
     def events() -> Iterator[dict[str, Any]]:
         inner = make()
@@ -64,9 +70,16 @@ def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> I
             yield from inner
         finally:
             inner.close()
-            slots.give_back(token)
+            give_back()
 
     return events()
+
+
+def _runner() -> str:
+    """Whose slots a request takes: the user's; without a login (HISTORIAN_LOGIN_REQUIRED off), the address's, so
+    that every anonymous visitor does not share one user's allowance."""
+    name = user()
+    return name if name != "anonymous" else f"anonymous@{request.remote_addr or '?'}"
 
 
 def problem_response(exc: Problem) -> Any:

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from flask import (
-    Blueprint, Response, g, jsonify, redirect, render_template, request, url_for,
+    Blueprint, Response, current_app, g, jsonify, redirect, render_template, request, url_for,
 )
 
 from historian_blueprint import history
@@ -61,8 +61,12 @@ def _run_ask(question: str, profile: str | None, parent: str | None, filters: di
 
 def _collections() -> list[str]:
     """The collections the search backend holds, for the ask form's filter (none before the first index)."""
-    searched = service.serving()  # making a backend loads no encoder: drawing a form stays cheap
-    return searched.status().collections if searched else []
+    try:  # the backend the first question needs anyway (`historian serve` preloads it)
+        searched = service.serving()
+        return searched.status().collections if searched else []
+    except Exception:  # noqa: BLE001 - the form is still drawn, offering "All collections" only
+        current_app.logger.warning("the ask form could not read the collections", exc_info=True)
+        return []
 
 
 def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
