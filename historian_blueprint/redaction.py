@@ -148,6 +148,8 @@ def redact_uri(uri: str) -> str:
 def redact_text(text: str) -> str:
     """A string with the credentials of every URL in it and every bearer-like token masked."""
     try:
+        if _URL.match(text) and len(text.split()) > 1:  # a URL setting whose password may hold a space
+            text = _mask_url(text)  # (masking is idempotent: the pass below finds any further URL)
         return mask_tokens(_URL.sub(lambda m: _mask_url(m.group(0)), text))
     except Exception:  # noqa: BLE001 - as above
         return MASK

@@ -391,3 +391,11 @@ def test_no_generated_url_ever_shows_its_credentials():
         for secret in (user, password, quote(password, safe=""), query_secret):
             assert secret not in text, (url, view["HISTORIAN_LLM_BASE_URL"])
         assert f"@{hosts}/db{case}" in view["HISTORIAN_MONGODB_URI"] or raw, url
+
+
+def test_a_password_with_a_space_is_masked_and_a_second_url_too():
+    from historian_blueprint.redaction import redact_text
+
+    assert redact_text("mongodb://admin:pass word@host/db") == "mongodb://***:***@host/db"
+    shown = redact_text("mongodb://u:p@h/db see also https://x:secret-y@z/")
+    assert "secret-y" not in shown and shown.startswith("mongodb://***:***@h/db")
