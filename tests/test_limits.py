@@ -253,7 +253,13 @@ def test_the_development_servers_own_errors_carry_the_security_headers_and_json_
         def raw(request: bytes) -> str:
             with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
                 s.sendall(request)
-                return s.recv(65536).decode("latin-1")
+                received = b""
+                try:
+                    while chunk := s.recv(65536):  # the server closes the connection after an error
+                        received += chunk
+                except ConnectionResetError:  # it closed with our over-long request line unread: what came stands
+                    pass
+                return received.decode("latin-1")
 
         bad = raw(b"GET /historian/api/ask /again HTTP/1.1\r\nHost: x\r\n\r\n")  # three parts, not two
         too_long = raw(b"GET /historian/api/" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
