@@ -197,7 +197,8 @@ def register_bench_commands(group: AppGroup) -> None:
         if "demo.login" not in current_app.view_functions:
             raise click.ClickException("without --url the bench serves the demo; for another host, serve it and pass --url")
         # the simulated researchers share one account: its limit of runs going at once is raised to their number
-        os.environ["HISTORIAN_LIMITS_MAX_RUNNING_PER_USER"] = str(max(users, get_settings().limits_max_running_per_user))
+        room = max(users, get_settings().limits_max_running_per_user)
+        os.environ["HISTORIAN_LIMITS_MAX_RUNNING_PER_USER"] = str(room)
         with load_bench.DemoServer(store, workers=workers, threads=threads) as server:
             emit(load_bench.run(base=server.base, name=server.name, password=server.password,
                                 server_pid=server.proc.pid, rounds=workers + 1, **options), as_json)

@@ -70,7 +70,8 @@ def test_a_user_with_a_run_going_gets_429_with_retry_after_and_the_slot_comes_ba
         token = slots.take("anonymous@127.0.0.1", "map")  # the plain host's visitor (no login: by address) maps
     for path, body in (("/historian/api/ask", {"question": "What happened to the banks?"}),
                        ("/historian/api/verify", {"text": "The panic closed the banks."}),
-                       ("/historian/api/map", {"topic": "the panic"}), ("/historian/ask/stream", {"question": "Banks?"})):
+                       ("/historian/api/map", {"topic": "the panic"}),
+                       ("/historian/ask/stream", {"question": "Banks?"})):
         response = client.post(path, json=body)
         assert response.status_code == 429, path
         assert response.get_json()["error"]["code"] == "too_many_requests"
@@ -234,7 +235,8 @@ def test_a_reindex_whose_process_was_killed_shows_crashed_not_running(indexed):
     gone.wait()
     with indexed.app_context():
         get_store().jobs.insert_one({"_id": "killed", "kind": "reindex", "state": "running", "created_at": time.time(),
-                                     "heartbeat_at": time.time(), "pid": gone.pid, "host": __import__("socket").gethostname()})
+                                     "heartbeat_at": time.time(), "pid": gone.pid,
+                                     "host": __import__("socket").gethostname()})
         assert service.find_job("killed")["state"] == "crashed"
         assert next(j for j in service.recent_jobs() if j["_id"] == "killed")["state"] == "crashed"
 

@@ -243,7 +243,8 @@ def test_an_answerable_when_question_is_verified_with_the_date_in_a_cited_span(a
 def test_a_word_that_is_a_noun_and_a_verb_is_a_thing_where_a_noun_stands():
     """"The railroad strike" names a strike a cited passage must mention; "did the men strike" does not (WordNet
     gives "strike" noun and verb senses: the words before it decide)."""
-    question = "Whom did Grover Cleveland appoint in 1894 to inquire into the railroad strike, and under what authority?"
+    question = ("Whom did Grover Cleveland appoint in 1894 to inquire into the railroad strike, "
+                "and under what authority?")
     assert [c.text for c in things(question)] == ["railroad", "strike", "authority"]
     assert [c.text for c in things("What did Lincoln say about Cleveland's return?")] == ["return"]
     assert [c.text for c in things("When did the miners return to work?")] == ["miners"]
@@ -260,7 +261,8 @@ def test_the_span_holding_the_answer_must_be_about_whom_the_question_names():
     said of Cermak is."""
     page = "Chicago eagle, 1916-01-01, front page, Henry F. Donovan"
     question = "What yearly salary did Anton J. Cermak draw as chief bailiff of the Chicago Municipal Court?"
-    others = [("A silver star was presented to each of the Municipal court Judges by Anton J. Cermak, the chief bailiff.", page),
+    others = [("A silver star was presented to each of the Municipal court Judges by Anton J. Cermak, the chief "
+               "bailiff.", page),
               ("John B. Price, chief of Record Division, salary 11,800.", page)]
     found = premise(question, others)
     assert found is not None and {"text": "What yearly salary", "kind": "answer", "asks": "number"} in found["unmet"]
@@ -284,7 +286,8 @@ def test_the_question_nouns_hold_their_figures_on_the_sealed_questions():
     from historian_blueprint.verify.rules.lexicon import lemma
     from tests.conftest import REPO
 
-    rows = [json.loads(line) for line in (REPO / "tests/data/sealed/question_nouns.jsonl").read_text().splitlines() if line]
+    sealed = (REPO / "tests/data/sealed/question_nouns.jsonl").read_text()
+    rows = [json.loads(line) for line in sealed.splitlines() if line]
     hit = got_n = want_n = 0
     for row in rows:
         got = {lemma(next(iter(c.words))) for c in things(row["question"])}

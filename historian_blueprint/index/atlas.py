@@ -128,7 +128,8 @@ class AtlasRetriever:
     def status(self) -> RetrieverStatus:
         """What the chunk collection holds (three scans of it: kept STATUS_TTL_S, since every ask reads it)."""
         database = getattr(self.chunks, "database", None)
-        key = (id(getattr(database, "client", database)), getattr(self.chunks, "full_name", ""), self.encode is not None)
+        key = (id(getattr(database, "client", database)), getattr(self.chunks, "full_name", ""),
+               self.encode is not None)
         cached = _STATUS.get(key)
         if cached is not None and cached[0] > time.monotonic():
             return cached[1]

@@ -4,11 +4,11 @@ A ``Retriever`` searches one collection's passages: ``search(query, k, filters)`
 source id, the exact offsets and the scores; ``status()`` says whether it is ``building`` (nothing to search yet),
 ``serving`` (meanings and words) or ``lexical-only`` (words: a first build before its vectors, or a backend of
 words alone), with its generation and what it searches (documents, years, collections); ``authors_named(name)``
-counts the searched documents a name is the author of (a question "what did Lincoln say" is about his own words). Backends register by name (``@backend("local")``) and
-``HISTORIAN_RETRIEVAL_BACKEND`` picks one; a new backend is one module with one decorated factory
-(docs/architecture.md). Shipped: ``local`` (FAISS + BM25 over the serving generation: hybrid, or words only while
-its vectors are made), ``lexical`` (words only, no encoder loaded) and ``atlas`` (MongoDB ``$vectorSearch`` and
-``$search``; index/atlas.py).
+counts the searched documents a name is the author of (a question "what did Lincoln say" is about his own words).
+Backends register by name (``@backend("local")``) and ``HISTORIAN_RETRIEVAL_BACKEND`` picks one; a new backend is
+one module with one decorated factory (docs/architecture.md). Shipped: ``local`` (FAISS + BM25 over the serving
+generation: hybrid, or words only while its vectors are made), ``lexical`` (words only, no encoder loaded) and
+``atlas`` (MongoDB ``$vectorSearch`` and ``$search``; index/atlas.py).
 """
 
 from __future__ import annotations
