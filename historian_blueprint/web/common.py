@@ -57,20 +57,16 @@ def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> I
     except Busy as exc:
         raise _busy(exc) from None
     slots = _slots()
-    given: list[bool] = []
-
-    def give_back() -> None:  # once, whichever comes first: the run's end or the response's close
-        if not given:
-            given.append(True)
-            slots.give_back(token)
 
     def events() -> Iterator[dict[str, Any]]:
-        inner = make()
         try:
-            yield from inner
+            inner = make()
+            try:
+                yield from inner
+            finally:
+                inner.close()
         finally:
-            inner.close()
-            give_back()
+            slots.give_back(token)
 
     return events()
 
