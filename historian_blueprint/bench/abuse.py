@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from historian_blueprint import history
 from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
 from historian_blueprint.bench.load import QUESTIONS, DemoServer, Session
 
@@ -141,8 +142,6 @@ def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int
                                         {"output.status": 1}))
             stored = store.runs.count_documents({"user_id": server.name})
             for run in list(store.runs.find({"user_id": second}, {"kind": 1, "user_id": 1, "history_bucket": 1})):
-                from historian_blueprint import history
-
                 history.delete_run(store, run)
             with store.write_lock():
                 store.database["users"].delete_one({"_id": second})

@@ -31,32 +31,30 @@ def _slots() -> Slots:
     return Slots(get_store(), settings.limits_max_running_per_user, settings.limits_timeout_s)
 
 
-def _busy(exc: Busy) -> Problem:
-    return Problem(429, "too_many_requests", str(exc), {"Retry-After": str(exc.retry_after)})
+def _take(kind: str) -> tuple[Slots, str]:
+    """One of this requester's run slots: 429 with Retry-After when they have as many runs going as allowed
+    (HISTORIAN_LIMITS_MAX_RUNNING_PER_USER), so one user cannot starve the others."""
+    slots = _slots()
+    try:
+        return slots, slots.take(_runner(), kind)
+    except Busy as exc:
+        raise Problem(429, "too_many_requests", str(exc), {"Retry-After": str(exc.retry_after)}) from None
 
 
 @contextmanager
 def running(kind: str) -> Iterator[None]:
-    """Hold one of this user's run slots for the block: 429 with Retry-After when they have as many runs going
-    as allowed (HISTORIAN_LIMITS_MAX_RUNNING_PER_USER), so one user cannot starve the others."""
-    try:
-        token = _slots().take(_runner(), kind)
-    except Busy as exc:
-        raise _busy(exc) from None
+    """Hold one of this user's run slots for the block (``_take``)."""
+    slots, token = _take(kind)
     try:
         yield
     finally:
-        _slots().give_back(token)
+        slots.give_back(token)
 
 
 def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
     """``make()``'s events with a run slot taken now (429 before any event when none is free) and given back
     when the run ends, however the stream is left."""
-    try:
-        token = _slots().take(_runner(), kind)
-    except Busy as exc:
-        raise _busy(exc) from None
-    slots = _slots()
+    slots, token = _take(kind)
 
     def events() -> Iterator[dict[str, Any]]:
         try:
