@@ -11,7 +11,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = REPO.parent / "shared"  # only the check that the shipped copies match reads it
+EVAL = Path(__file__).parent / "data" / "eval"  # the labeled items the suite reads (tests/data/eval/README.md)
 
 
 @pytest.fixture(autouse=True)

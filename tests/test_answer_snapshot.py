@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from historian_blueprint.bench.common import SAMPLE_CORPUS, default_data_dir, read_jsonl
+from historian_blueprint.bench.common import SAMPLE_CORPUS, read_jsonl
+from tests.conftest import EVAL
 
 SNAPSHOT = Path(__file__).parent / "data" / "answers_snapshot.json"
 OWN = Path(__file__).parent / "data" / "false_premises.jsonl"
@@ -22,7 +21,7 @@ VOLATILE = ("run_id", "latency_ms", "created_at", "started_at", "finished_at", "
 
 
 def _questions() -> list[str]:
-    dev = [q["question"] for q in read_jsonl(default_data_dir() / "eval" / "historian_qa_dev.jsonl")]
+    dev = [q["question"] for q in read_jsonl(EVAL / "historian_qa_dev.jsonl")]
     return dev + [q["question"] for q in read_jsonl(OWN)]
 
 
@@ -42,7 +41,7 @@ def answers(tmp_path: Path) -> dict[str, dict[str, str]]:
     from tests.conftest import make_plain_app
     from tests.test_index import run_reindex
 
-    dev = list(read_jsonl(default_data_dir() / "eval" / "historian_qa_dev.jsonl"))
+    dev = list(read_jsonl(EVAL / "historian_qa_dev.jsonl"))
     wanted = {g["source_id"] for q in dev for g in q.get("gold", [])}
     docs = [d for path in sorted(SAMPLE_CORPUS.glob("*.jsonl")) for d in read_jsonl(path) if d["_id"] in wanted]
     app = make_plain_app(tmp_path, docs)
@@ -58,7 +57,6 @@ def answers(tmp_path: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-@pytest.mark.skipif(not (default_data_dir() / "eval").is_dir(), reason="needs ../shared/data/eval")
 def assert_as_before(snapshot: Path, got: dict[str, Any], what: str, at_least: int) -> None:
     """Every output equals the snapshot's (the same keys, at least ``at_least`` of them)."""
     want = json.loads(snapshot.read_text(encoding="utf-8"))

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, default_data_dir
+from historian_blueprint.bench.common import SAMPLE_CORPUS
+from tests.conftest import EVAL
 from historian_blueprint.text import normalize as N
 from historian_blueprint.text import words as W
 from historian_blueprint.text.spans import sentence_spans
@@ -64,7 +65,7 @@ def _texts() -> list[str]:
             for line in fh:
                 content = json.loads(line).get("content") or ""
                 texts += [content[s:e] for s, e in sentence_spans(content)]
-    data = default_data_dir() / "eval"
+    data = EVAL
     for name in ("historian_claims_dev.jsonl", "halueval_qa_dev.jsonl", "begin_dev.jsonl", "wice_dev.jsonl"):
         path = data / name
         if path.exists():

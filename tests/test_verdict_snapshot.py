@@ -8,9 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
-from historian_blueprint.bench.common import default_data_dir
+from tests.conftest import EVAL
 
 SNAPSHOT = Path(__file__).parent / "data" / "verdicts_snapshot.json"
 FILES = ("historian_claims_dev.jsonl", "halueval_qa_dev.jsonl", "begin_dev.jsonl", "wice_dev.jsonl")
@@ -22,14 +20,13 @@ def verdicts() -> dict[str, list[list]]:
 
     out = {}
     for name in FILES:
-        path = default_data_dir() / "eval" / name
+        path = EVAL / name
         if path.exists():
             _, rows = collect(path, limit=LIMIT)
             out[name] = [[r.verdict, r.flagged, round(r.confidence, 6), r.decided_by, r.span_ok] for r in rows]
     return out
 
 
-@pytest.mark.skipif(not (default_data_dir() / "eval").is_dir(), reason="needs ../shared/data/eval")
 def test_verdicts_are_what_they_were_before_the_speed_work():
     want = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
     got = verdicts()
