@@ -120,7 +120,7 @@ class Settings(BaseSettings):
     limits_max_draft_chars: int = _f(20000, "longest draft to verify", ge=1)
     limits_timeout_s: float = _f(60, "time limit of one run (ask, map, draft check), seconds: past it the run stops, "
                                      "ends `human_review` and is stored", gt=0)
-    limits_max_running_per_user: int = _f(2, "asks, maps and draft checks one user may have going at once "
+    limits_max_running_per_user: int = _f(2, "asks, maps, draft checks and searches one user may have going at once "
                                               "(more: 429 with Retry-After)", ge=1, le=1000)
     limits_max_claims: int = _f(100, "most claims one draft check reads (more: 413 `too_many_claims`)",
                                 ge=1, le=10000)

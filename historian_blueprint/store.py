@@ -9,7 +9,9 @@ workers on one machine may share it. Several machines need a real MongoDB.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,28 @@ from typing import Any
 from historian_blueprint.config import DEFAULT_FIELDS
 from historian_blueprint.locking import StoreBusy, StoreLock, lock_for
 
-__all__ = ["Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock"]
+__all__ = ["STORE_ERRORS", "Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock", "store_problem"]
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    from pymongo.errors import PyMongoError
+
+    return (sqlite3.Error, PyMongoError)
+
+
+STORE_ERRORS = _store_errors()  # what a failing store raises: the embedded store's SQLite, or a MongoDB server's
+UNWRITABLE = "the database cannot be written (disk full?)"
+PROBED = ("meta", "runs", "jobs", "active", "history", "history_journal")  # Historian's collections health reads
+
+
+def store_problem(exc: BaseException) -> str:
+    """What a researcher or an admin is told when the store fails: cannot be written, damaged, or unreachable."""
+    text = str(exc).lower()
+    if any(w in text for w in ("full", "disk i/o", "readonly", "read-only", "no space", "quota")):
+        return f"{UNWRITABLE}: {type(exc).__name__}"
+    if isinstance(exc, sqlite3.DatabaseError) and any(w in text for w in ("malformed", "not a database", "corrupt")):
+        return f"the database is damaged ({type(exc).__name__}: {exc}): restore it from a backup"
+    return f"the database cannot be reached ({type(exc).__name__})"
 
 WRITE_METHODS = frozenset(
     {
@@ -246,6 +269,17 @@ class Store:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+    def probe(self) -> str | None:
+        """Read each of Historian's collections and write one record: None when all work, else what fails (a
+        health check's question: can runs be stored, reindex jobs recorded, history listed)."""
+        try:
+            for name in PROBED:
+                self.collection(name).find_one({}, {"_id": 1})
+            self.meta.replace_one({"_id": "health"}, {"_id": "health", "at": time.time()}, upsert=True)
+        except STORE_ERRORS as exc:
+            return store_problem(exc)
+        return None
 
 
 class _NullLock:

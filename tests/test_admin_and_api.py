@@ -133,6 +133,23 @@ def test_retrieve_api(small_demo):
     assert small_demo.test_client().get("/historian/api/retrieve?q=war").status_code == 401
 
 
+def test_a_search_takes_one_of_the_users_running_slots(small_demo):
+    from historian_blueprint.limits import Slots
+
+    researcher = login(small_demo.test_client())
+    with small_demo.app_context():
+        slots = Slots(get_store(), 2, 60)
+        held = [slots.take("alice", "ask"), slots.take("alice", "map")]  # two runs going: the limit
+    busy = researcher.get("/historian/api/retrieve?q=war")
+    assert busy.status_code == 429 and int(busy.headers["Retry-After"]) >= 1
+    assert busy.json["error"]["code"] == "too_many_requests"
+    with small_demo.app_context():
+        slots.give_back(held[0])
+    assert researcher.get("/historian/api/retrieve?q=war").status_code == 503  # searched (no index yet), not refused
+    with small_demo.app_context():
+        assert get_store().collection("active").count_documents({}) == 1  # the search gave its slot back
+
+
 def _token(client):
     page = client.get("/historian/admin/reindex").data.decode()
     return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)

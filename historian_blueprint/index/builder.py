@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import time
@@ -23,6 +24,7 @@ from historian_blueprint.store import Document, Store
 
 Progress = Callable[[str, int, int], None]
 CHECKPOINT_DIR = "checkpoint"
+log = logging.getLogger(__name__)
 
 
 def model_fingerprint(embedder: Any) -> str:
@@ -162,7 +164,11 @@ def reindex(
     old_dir = gen.generation_dir(index_dir, current["generation"]) if current else None
     old_docs: dict[str, dict[str, Any]] = {}
     old_manifest: dict[str, Any] | None = None
-    if old_dir is not None and old_dir.exists():
+    damage = gen.check(old_dir, full=True) if old_dir is not None and old_dir.exists() and not full else []
+    if damage:  # nothing is taken over from a damaged generation: every document is read and embedded afresh
+        log.warning("Historian: generation %s is damaged (%s): building a whole new one", current["generation"],
+                    "; ".join(map(str, damage)))
+    if old_dir is not None and old_dir.exists() and not damage:
         old_manifest = gen.read_manifest(old_dir)
         if old_manifest.get("format") == gen.FORMAT and old_manifest["model"]["name"] == embedder.name \
                 and old_manifest.get("dense", True):  # a words-only generation has no vectors to keep
@@ -355,8 +361,13 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     # which must serve as soon as it can
     texts = [docs[s].text for s in documents] if dense else []
     previous = gen.generation_dir(index_dir, current["generation"]) if current else None
+    if previous is not None and (not previous.exists() or gen.check(previous, full=True)):
+        previous = None  # its readings are not taken over from a damaged or missing generation
     gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25,
                          texts, previous)
+    damage = gen.check(building, full=True)  # what was written reads back as recorded, before it serves
+    if damage:
+        raise gen.IndexDamaged(building, damage)
     os.replace(building, final_dir)
     store.meta.replace_one(
         {"_id": gen.INDEX_META_ID},

@@ -2,15 +2,19 @@
 
 Generations live in ``<data dir>/index/gen-NNNNNN/``; the current one is named by the ``index``
 record of the meta collection, so every process (and every worker) agrees on which one serves.
+The manifest records the size and SHA-256 of every other file of its generation; ``check`` compares them (sizes
+only, or the digests too), so that a damaged generation is named and never served.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +27,53 @@ FORMAT = 1
 INDEX_META_ID = "index"
 
 
+REBUILD = "flask historian reindex --full"  # the command that makes a whole new generation (the admin page's full rebuild)
+
+
 class IndexMismatch(RuntimeError):
     """The index on disk was built with another model or format: a reindex is needed."""
+
+
+class IndexNotBuilt(RuntimeError):
+    """No index generation serves yet."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One file of a generation that cannot be trusted, and why."""
+
+    file: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.problem}"
+
+
+class IndexDamaged(IndexNotBuilt):
+    """The generation named to serve is damaged (and no earlier good one is on disk): nothing is served from it."""
+
+    def __init__(self, directory: Path, damage: list[Damage]) -> None:
+        self.directory = directory
+        self.damage = damage
+        super().__init__(
+            f"the search index is damaged ({directory.name}/{damage[0]}"
+            + (f", and {len(damage) - 1} more" if len(damage) > 1 else "")
+            + f"): nothing is served from it; an admin must rebuild it with `{REBUILD}` (or Rebuild all on the admin page)"
+        )
+
+
+@dataclass
+class Health:
+    """What the serving index holder knows about damage: the generation named to serve, the one it serves (an
+    earlier good one when the named one is damaged, else None), and the damage found."""
+
+    named: int | None = None
+    serving: int | None = None
+    damage: list[Damage] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"named": self.named, "serving": self.serving, "damaged": [vars(d) for d in self.damage],
+                "rebuild": REBUILD if self.damage else None}
 
 
 @dataclass
@@ -99,8 +148,81 @@ def write_generation(
     bm25.save(directory)
     readings.save(directory, texts, readings.load(previous) if previous is not None else None)
     (directory / "documents.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
+    manifest = {**manifest, "files": {child.name: {"size": child.stat().st_size, "sha256": digest(child)}
+                                      for child in sorted(directory.iterdir())}}
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     fsync_dir(directory)
+
+
+def digest(path: Path) -> str:
+    """The SHA-256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def required_files(manifest: dict[str, Any]) -> list[str]:
+    """The files every generation of this manifest's kind has (a words-only one has no vectors)."""
+    names = ["chunks.jsonl", "documents.json", "bm25.npz", "bm25_vocab.json"]
+    return names + (["vectors.npy", "faiss.index"] if manifest.get("dense", True) else [])
+
+
+def check(directory: Path, *, full: bool) -> list[Damage]:
+    """The damage found in a generation: its manifest unreadable, a file missing, of another size than recorded, or
+    (``full``) of another SHA-256. A generation written before checksums were recorded is checked for its files only."""
+    try:
+        manifest = read_manifest(directory)
+        if not isinstance(manifest, dict) or "generation" not in manifest or "model" not in manifest:
+            raise ValueError("not a generation's manifest")
+    except FileNotFoundError:
+        return [Damage("manifest.json", "missing")]
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        return [Damage("manifest.json", f"unreadable ({type(exc).__name__})")]
+    damage = []
+    recorded = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
+    for name in sorted(set(required_files(manifest)) | set(recorded)):
+        path = directory / name
+        if not path.is_file():
+            damage.append(Damage(name, "missing"))
+            continue
+        want = recorded.get(name)
+        if not want:
+            continue
+        size = path.stat().st_size
+        if size != want.get("size"):
+            damage.append(Damage(name, f"{size} bytes where the manifest records {want.get('size')}"))
+        elif full and digest(path) != want.get("sha256"):
+            damage.append(Damage(name, "its content differs from the manifest's checksum"))
+    return damage
+
+
+def signature(directory: Path) -> tuple[tuple[str, int, int], ...]:
+    """Each file's name, size and modification time: what a cheap look at a generation sees change."""
+    try:
+        return tuple(sorted((c.name, c.stat().st_size, c.stat().st_mtime_ns) for c in directory.iterdir()))
+    except OSError:
+        return ()
+
+
+@contextmanager
+def reading(directory: Path, name: str) -> Iterator[None]:
+    """Reading one file of a generation: what cannot be read is IndexDamaged naming the file (never a traceback)."""
+    try:
+        yield
+    except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, RuntimeError, UnicodeDecodeError) as exc:
+        if isinstance(exc, (IndexNotBuilt, IndexMismatch)):
+            raise
+        raise IndexDamaged(directory, [Damage(name, f"cannot be read ({type(exc).__name__})")]) from exc
+
+
+def generations_on_disk(index_dir: Path) -> list[int]:
+    """The numbers of the finished generations in ``index_dir``, newest first."""
+    if not index_dir.exists():
+        return []
+    numbers = [c.name[4:] for c in index_dir.iterdir() if c.is_dir() and c.name.startswith("gen-")]
+    return sorted((int(n) for n in numbers if n.isdigit()), reverse=True)
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
+import logging
 import re
-
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -21,8 +21,8 @@ from historian_blueprint.text.names import is_initialism, name_words, names
 Mode = Literal["hybrid", "dense", "bm25"]
 
 
-class IndexNotBuilt(RuntimeError):
-    """No index generation exists yet."""
+IndexNotBuilt = gen.IndexNotBuilt  # defined with the generation's other errors; imported from here by the floors above
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -83,23 +83,48 @@ class LoadedIndex:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.manifest = gen.read_manifest(directory)
-        if self.manifest.get("format") != gen.FORMAT:
-            raise gen.IndexMismatch(
-                f"index format {self.manifest.get('format')} at {directory} is not {gen.FORMAT}: run `flask historian reindex --full`"
-            )
-        self.number = self.manifest["generation"]
-        self.documents = gen.read_documents(directory)
-        self.rows = gen.read_rows(directory)
-        self.dense = bool(self.manifest.get("dense", True))  # false: words only (BM25), its vectors still being made
-        self.vectors = gen.read_vectors(directory) if self.dense else None
-        self.faiss = _read_faiss(directory / "faiss.index") if self.dense else None
-        self.bm25 = BM25Index.load(directory)
+        with gen.reading(directory, "manifest.json"):
+            self.manifest = gen.read_manifest(directory)
+            if self.manifest.get("format") != gen.FORMAT:
+                raise gen.IndexMismatch(
+                    f"index format {self.manifest.get('format')} at {directory} is not {gen.FORMAT}: run `{gen.REBUILD}`"
+                )
+            self.number = self.manifest["generation"]
+            self.dense = bool(self.manifest.get("dense", True))  # false: words only (BM25), its vectors still being made
+        with gen.reading(directory, "documents.json"):
+            self.documents = gen.read_documents(directory)
+        with gen.reading(directory, "chunks.jsonl"):
+            self.rows = gen.read_rows(directory)
+        with gen.reading(directory, "vectors.npy"):
+            self.vectors = gen.read_vectors(directory) if self.dense else None
+        with gen.reading(directory, "faiss.index"):
+            self.faiss = _read_faiss(directory / "faiss.index") if self.dense else None
+        with gen.reading(directory, "bm25.npz"):
+            self.bm25 = BM25Index.load(directory)
         self.readings = readings.load(directory)  # the verifier's sentences of each document, made at index time
+        self._check_agreement()
         infos = [self.documents[s] for s in self.rows.source_ids]
         self.years = np.array([i["year"] if i["year"] is not None else -1 for i in infos], dtype=np.int32)
         self.collections = np.array([i["collection"] or "" for i in infos], dtype=object)
         self._initialled: dict[str, np.ndarray] = {}  # by_author's answers for initials ("FDR")
+
+    def _check_agreement(self) -> None:
+        """The files agree with each other: one vector, one FAISS entry and one BM25 row per chunk, every chunk's text
+        as long as its span (a chunk's text is its document's ``content[start:end]``), every chunk's document known."""
+        rows = self.rows
+        where = None
+        if self.vectors is not None and len(self.vectors) != len(rows):
+            where = ("vectors.npy", f"{len(self.vectors)} vectors for {len(rows)} chunks")
+        elif self.faiss is not None and self.faiss.ntotal != len(rows):
+            where = ("faiss.index", f"{self.faiss.ntotal} entries for {len(rows)} chunks")
+        elif self.bm25.weights.shape[0] != len(rows):
+            where = ("bm25.npz", f"{self.bm25.weights.shape[0]} rows for {len(rows)} chunks")
+        elif any(e - s != len(t) for s, e, t in zip(rows.starts, rows.ends, rows.texts)):
+            where = ("chunks.jsonl", "a chunk's text is not as long as its span (texts moved or edited)")
+        elif not set(rows.source_ids) <= set(self.documents):
+            where = ("documents.json", "chunks name documents it does not list")
+        if where:
+            raise gen.IndexDamaged(self.directory, [gen.Damage(*where)])
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -249,13 +274,19 @@ def rerank(hits: list[Hit], k: int) -> list[Hit]:
 
 
 class IndexHolder:
-    """Serve the current generation; notice a newer one (from any process) and load it."""
+    """Serve the current generation; notice a newer one (from any process) and load it. A generation is checked
+    whole (every file's size and checksum) when it is loaded, and by a look at its files' sizes and times at each
+    check after that (a file changed in place is checked whole again). A damaged generation is never served: the
+    newest earlier good one on disk serves instead, or IndexDamaged names the file and the command that rebuilds."""
 
     def __init__(self, index_dir: Path, check_every_s: float = 1.0) -> None:
         self.index_dir = index_dir
         self.check_every_s = check_every_s
         self._loaded: LoadedIndex | None = None
         self._checked_at = 0.0
+        self._seen: tuple = ()  # the loaded generation's files as they were when checked whole
+        self._named: int | None = None  # the generation the meta record names, whether or not it serves
+        self._damage: dict[int, tuple[tuple, list[gen.Damage]]] = {}  # generation -> (its files then, its damage)
         self._lock = threading.Lock()
 
     def get(self, store: Any) -> LoadedIndex:
@@ -268,13 +299,54 @@ class IndexHolder:
         self._checked_at = now
         if record is None:
             raise IndexNotBuilt("no index yet: an admin must run a reindex (`flask historian reindex` or the admin page)")
-        if loaded is not None and loaded.number == record["generation"]:
+        named = record["generation"]
+        if loaded is not None and self._named == named and gen.signature(loaded.directory) == self._seen:
             return loaded
         with self._lock:
-            if self._loaded is None or self._loaded.number != record["generation"]:
-                self._loaded = LoadedIndex(gen.generation_dir(self.index_dir, record["generation"]))
-                readings.serve(self._loaded.readings)
+            self._named = named
+            if self._loaded is None or self._loaded.number != named or gen.signature(self._loaded.directory) != self._seen:
+                self._load(named)
             return self._loaded
+
+    def _load(self, named: int) -> None:
+        """Load the named generation, or the newest good one before it; raise IndexDamaged when none is good."""
+        first_damage: IndexDamaged | None = None
+        for number in [named] + [n for n in gen.generations_on_disk(self.index_dir) if n < named]:
+            directory = gen.generation_dir(self.index_dir, number)
+            if self._loaded is not None and self._loaded.number == number and gen.signature(directory) == self._seen:
+                return  # still the good earlier generation already serving
+            try:
+                self._loaded, self._seen = self._open(directory), gen.signature(directory)
+            except gen.IndexDamaged as exc:
+                first_damage = first_damage or exc
+                continue
+            readings.serve(self._loaded.readings)
+            if number != named:
+                log.error("Historian: %s; serving generation %d until it is rebuilt", first_damage, number)
+            return
+        self._loaded = None
+        readings.serve(None)
+        raise first_damage or IndexNotBuilt(f"generation {named} is not on disk: run `{gen.REBUILD}`")
+
+    def _open(self, directory: Path) -> LoadedIndex:
+        """A generation checked whole and loaded (its damage remembered until its files change)."""
+        number = int(directory.name[4:])
+        files = gen.signature(directory)
+        known = self._damage.get(number)
+        damage = known[1] if known and known[0] == files else gen.check(directory, full=True)
+        if not damage:
+            try:
+                return LoadedIndex(directory)
+            except gen.IndexDamaged as exc:
+                damage = exc.damage
+        self._damage[number] = (files, damage)
+        raise gen.IndexDamaged(directory, damage)
+
+    def health(self) -> gen.Health:
+        """The generation named to serve, the one serving, and the damage of the named one (empty when it serves)."""
+        serving = self._loaded.number if self._loaded else None
+        damage = self._damage.get(self._named, ((), []))[1] if self._named is not None and serving != self._named else []
+        return gen.Health(self._named, serving, list(damage))
 
     def invalidate(self) -> None:
         """Check the meta record on the next call (a reindex finished in this process)."""

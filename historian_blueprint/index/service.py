@@ -19,7 +19,7 @@ from historian_blueprint.index.atlas import AtlasRetriever, export_chunks
 from historian_blueprint.index.builder import context_header, indexed_text
 from historian_blueprint.index.documents import DocumentSearch
 from historian_blueprint.index.embedding import Embedder, get_embedder
-from historian_blueprint.index.generation import IndexMismatch, current_generation
+from historian_blueprint.index.generation import IndexDamaged, IndexMismatch, current_generation
 from historian_blueprint.index.jobs import ReindexBusy
 from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, IndexNotBuilt, LoadedIndex, Mode, rerank
 from historian_blueprint.index.retrievers import (
@@ -29,7 +29,7 @@ from historian_blueprint.schema import SourceText
 from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 
 __all__ = [
-    "DocumentSearch", "Filters", "Hit", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
+    "DocumentSearch", "Filters", "Hit", "IndexDamaged", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
     "BACKENDS", "Retriever", "RetrieverStatus", "atlas_chunks", "backend", "backend_named", "export_chunks",
     "retriever",
     "context_header", "current_generation", "documents_changed", "embedder", "failed_documents", "find_job",
@@ -73,6 +73,25 @@ def get_index() -> LoadedIndex:
         model = embedder()
         loaded.check_model(model.name, model.dimension)
     return loaded
+
+
+def index_health(app: Flask | None = None) -> dict[str, Any]:
+    """The serving index as health and the admin page report it. ``state``: ``ok``; ``not_built``; ``mismatch`` (built
+    with another model); ``damaged`` (the generation named to serve is damaged and no earlier good one is on disk:
+    nothing is searched); ``serving_previous`` (it is damaged and an earlier good generation serves meanwhile). With
+    the damaged files and the command that rebuilds."""
+    held = holder(app)
+    try:
+        held.get(get_store())
+    except IndexDamaged:
+        pass
+    except IndexNotBuilt:
+        return {"state": "not_built"}
+    except IndexMismatch as exc:
+        return {"state": "mismatch", "message": str(exc)}
+    health = held.health()
+    state = "ok" if not health.damage else ("serving_previous" if health.serving is not None else "damaged")
+    return {"state": state, **health.as_dict()}
 
 
 def search_status() -> dict[str, Any]:

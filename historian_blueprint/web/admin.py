@@ -42,6 +42,7 @@ def register(bp: Blueprint) -> None:
         return render_template(
             "historian/admin_reindex.html",
             serving=service.current_generation(store),
+            index_health=service.index_health(),
             documents=store.count_documents(),
             history=history,
             active=active,

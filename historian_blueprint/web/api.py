@@ -9,7 +9,7 @@ from historian_blueprint.text.questions import clean_question
 
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import login_required
-from historian_blueprint.web.common import index_problems
+from historian_blueprint.web.common import index_problems, running
 
 
 class BadRequest(ValueError):
@@ -52,7 +52,7 @@ def register(bp: Blueprint) -> None:
         )
         top_k = _int_arg("top_k", 1, 200)
         rerank_k = _int_arg("rerank_k", 1, 200)
-        with index_problems():
+        with running("retrieve"), index_problems():  # a search is work too: in the user's running budget
             hits = service.retrieve(query, top_k=top_k, rerank_k=rerank_k, mode=mode, filters=filters)
             generation = service.retriever().status().generation
         return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])

@@ -8,6 +8,8 @@ from historian_blueprint import config as cfg
 from historian_blueprint import migrate
 from historian_blueprint.app import get_settings, get_state, get_store
 from historian_blueprint.index import service
+from historian_blueprint.redaction import redact_text
+from historian_blueprint.store import STORE_ERRORS, store_problem
 from historian_blueprint.web.auth import admin_required, current_identity, login_required
 
 
@@ -30,7 +32,36 @@ def status() -> dict:
 
 def _index_status(store) -> dict | None:
     record = service.current_generation(store)
-    return {k: record[k] for k in ("generation", "chunks", "documents", "updated_at")} if record else None
+    info = {k: record[k] for k in ("generation", "chunks", "documents", "updated_at")} if record else None
+    health = service.index_health()
+    return {**(info or {}), "health": health} if info or health["state"] != "not_built" else None
+
+
+def health() -> tuple[dict, int]:
+    """The health check's answer and status: 200 ``ok`` (an index not built yet included), else 503 with the reason:
+    the store cannot be read or written, the index is damaged (even while an earlier generation serves), migrations
+    are pending."""
+    try:
+        problem = get_store().probe()
+        info = status()
+    except STORE_ERRORS as exc:
+        return {"status": "store_failing", "reason": store_problem(exc)}, 503
+    except Exception as exc:  # noqa: BLE001 - a health check reports the failure instead of raising
+        return {"status": "error", "reason": redact_text(f"{type(exc).__name__}: {exc}")}, 503
+    index = (info.get("index") or {}).get("health") or {}
+    if problem:
+        return {"status": "store_failing", "reason": problem, **info}, 503
+    if index.get("state") in ("damaged", "serving_previous"):
+        files = ", ".join(f"{d['file']} ({d['problem']})" for d in index["damaged"])
+        serving = (f"generation {index['serving']} serves meanwhile" if index["serving"] is not None
+                   else "nothing is searched")
+        reason = f"index generation {index['named']} is damaged: {files}; {serving}; rebuild with `{index['rebuild']}`"
+        return {"status": "index_damaged", "reason": reason, **info}, 503
+    if index.get("state") == "mismatch":
+        return {"status": "index_mismatch", "reason": index["message"], **info}, 503
+    if info["pending_migrations"]:
+        return {"status": "migrations_pending", "reason": "run `flask historian migrate`", **info}, 503
+    return {"status": "ok", **info}, 200
 
 
 def register(bp: Blueprint) -> None:
@@ -41,12 +72,8 @@ def register(bp: Blueprint) -> None:
 
     @bp.get("/api/health")
     def api_health():
-        try:
-            info = status()
-        except Exception as exc:  # a health check reports the failure instead of raising
-            return jsonify(status="error", error=str(exc)), 503
-        ok = not info["pending_migrations"]
-        return jsonify(status="ok" if ok else "migrations_pending", **info), 200 if ok else 503
+        body, code = health()
+        return jsonify(body), code
 
     @bp.get("/api/config")
     @admin_required

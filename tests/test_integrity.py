@@ -1,0 +1,235 @@
+"""A damaged index generation is named, never served: each file's size and checksum in the manifest, checked when a
+generation is loaded and looked at again while it serves; the last good generation serves meanwhile, or the site
+starts, logs users in and says which file is damaged and how to rebuild. A failing store makes health 503."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import form_token, login, small_docs
+
+USERS = "alice:alice-pw:researcher,root:root-pw:admin"
+
+
+def _app(home: Path):
+    from historian_blueprint.demo import create_app
+
+    return create_app({"TESTING": True, "DEMO_HOME": str(home), "DEMO_LOAD_CORPUS": False})
+
+
+def _build(app) -> dict:
+    from historian_blueprint.app import get_store
+    from historian_blueprint.index import service
+
+    with app.app_context():
+        job_id = service.start_reindex(background=False, full=False)
+        service.run_claimed(job_id)
+        return get_store().jobs.find_one({"_id": job_id})
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A demo home with two good generations of a small collection (the second after one document changed)."""
+    from historian_blueprint.app import get_store
+
+    os.environ["HISTORIAN_DEMO_USERS"] = USERS
+    try:
+        home = tmp_path_factory.mktemp("built") / "home"
+        app = _app(home)
+        docs = small_docs(per_file=2, chars=1200)
+        with app.app_context():
+            get_store().documents.insert_many([dict(d) for d in docs])
+        assert _build(app)["state"] == "succeeded"
+        with app.app_context():
+            get_store().documents.update_one({"_id": docs[0]["_id"]}, {"$set": {"content": docs[0]["content"] + " Amended."}})
+        assert _build(app)["state"] == "succeeded"
+        with app.app_context():
+            get_state_close(app)
+    finally:
+        os.environ.pop("HISTORIAN_DEMO_USERS", None)
+    return home
+
+
+def get_state_close(app) -> None:
+    from historian_blueprint.app import get_state
+
+    get_state(app).stores.close()
+
+
+def _numbers(home: Path) -> list[int]:
+    """The generations on disk, newest first (a first build serves by words, then by meaning: two generations)."""
+    return sorted((int(p.name[4:]) for p in (home / "index").glob("gen-*")), reverse=True)
+
+
+def _generation(home: Path, number: int) -> Path:
+    return home / "index" / f"gen-{number:06d}"
+
+
+def truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def noise_in_place(path: Path) -> None:
+    """4 KB of noise written over the middle of the file: its size stays the same."""
+    with open(path, "r+b") as fh:
+        fh.seek(max(0, path.stat().st_size // 2 - 2048))
+        fh.write(np.random.default_rng(7).bytes(4096))
+
+
+def shuffle_texts(path: Path) -> None:
+    """Chunk texts moved between rows in place (narrative text under another document's offsets), same size."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    texts = [r[5] for r in rows]
+    texts = texts[1:] + texts[:1]
+    lines = [json.dumps(r[:5] + [t], ensure_ascii=False) for r, t in zip(rows, texts)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def garbage(path: Path) -> None:
+    path.write_bytes(b"\x00\xff garbage {{{")
+
+
+DAMAGE = {
+    "chunks.jsonl truncated": ("chunks.jsonl", truncate),
+    "vectors.npy truncated": ("vectors.npy", truncate),
+    "bm25.npz truncated": ("bm25.npz", truncate),
+    "manifest.json garbage": ("manifest.json", garbage),
+    "documents.json deleted": ("documents.json", Path.unlink),
+    "faiss.index noise": ("faiss.index", noise_in_place),
+    "chunk texts shuffled": ("chunks.jsonl", shuffle_texts),
+}
+
+
+@pytest.fixture
+def home(built, tmp_path, monkeypatch):
+    monkeypatch.setenv("HISTORIAN_DEMO_USERS", USERS)
+    copy = tmp_path / "home"
+    shutil.copytree(built, copy)
+    return copy
+
+
+def _drop(home: Path, number: int) -> None:
+    shutil.rmtree(_generation(home, number))
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_a_damaged_only_generation_is_named_and_the_site_still_starts(home, case):
+    name, damage = DAMAGE[case]
+    newest, previous = _numbers(home)
+    _drop(home, previous)  # only the newest generation is on disk
+    damage(_generation(home, newest) / name)
+    app = _app(home)  # starts: nothing is read from the index at start-up
+    from historian_blueprint.index import service
+
+    assert service.preload(app)["generation"] is None  # a pre-forking server's master starts too
+    client = app.test_client()
+    login(client, "alice", "alice-pw")  # login keeps working
+    health = client.get("/historian/api/health")
+    assert health.status_code == 503 and health.json["status"] == "index_damaged"
+    assert name in health.json["reason"] and "flask historian reindex --full" in health.json["reason"]
+    assert "nothing is searched" in health.json["reason"]
+    searched = client.get("/historian/api/retrieve?q=the+president")
+    assert searched.status_code == 503 and name in searched.json["error"]["message"]
+    asked = client.post("/historian/api/ask", json={"question": "What did the president say about the tariff?"},
+                        headers={"X-CSRFToken": form_token(client, "/historian/ask")})
+    assert asked.status_code == 503 and name in asked.json["error"]["message"]
+    admin = login(app.test_client(), "root", "root-pw")
+    page = admin.get("/historian/admin/reindex").get_data(as_text=True)
+    assert 'data-testid="index-damaged"' in page and name in page and "nothing is searched" in page
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_the_last_good_generation_serves_while_the_newest_is_damaged(home, case):
+    name, damage = DAMAGE[case]
+    newest, previous = _numbers(home)
+    damage(_generation(home, newest) / name)
+    app = _app(home)
+    client = login(app.test_client(), "alice", "alice-pw")
+    searched = client.get("/historian/api/retrieve?q=the+president")
+    assert searched.status_code == 200 and searched.json["generation"] == previous and searched.json["hits"]
+    health = client.get("/historian/api/health")
+    assert health.status_code == 503 and health.json["status"] == "index_damaged"
+    assert f"generation {previous} serves meanwhile" in health.json["reason"] and name in health.json["reason"]
+
+
+def test_damage_made_while_serving_is_noticed_and_a_rebuild_mends_it(home):
+    app = _app(home)
+    from historian_blueprint.index import service
+
+    newest, previous = _numbers(home)
+    client = login(app.test_client(), "alice", "alice-pw")
+    assert client.get("/historian/api/retrieve?q=the+president").json["generation"] == newest
+    with app.app_context():
+        service.holder().check_every_s = 0.0  # the next request looks (a serving worker looks every second)
+    shuffle_texts(_generation(home, newest) / "chunks.jsonl")
+    assert client.get("/historian/api/retrieve?q=the+president").json["generation"] == previous
+    assert client.get("/historian/api/health").status_code == 503
+    job = _build(app)  # an incremental build takes nothing over from the damaged generation
+    assert job["state"] == "succeeded" and job["counts"]["unchanged"] == 0
+    assert client.get("/historian/api/retrieve?q=the+president").json["generation"] == newest + 1
+    health = client.get("/historian/api/health")
+    assert health.status_code == 200 and health.json["status"] == "ok", health.json
+
+
+def test_every_file_of_a_generation_is_recorded_with_its_size_and_checksum(home):
+    from historian_blueprint.index import generation as gen
+
+    directory = _generation(home, _numbers(home)[0])
+    manifest = gen.read_manifest(directory)
+    on_disk = {p.name for p in directory.iterdir()} - {"manifest.json"}
+    assert set(manifest["files"]) == on_disk and set(gen.required_files(manifest)) <= on_disk
+    assert all(manifest["files"][n]["sha256"] == gen.digest(directory / n) for n in on_disk)
+    assert gen.check(directory, full=True) == []
+    noise_in_place(directory / "vectors.npy")
+    assert gen.check(directory, full=False) == []  # the same size: only the whole check sees it
+    assert [d.file for d in gen.check(directory, full=True)] == ["vectors.npy"]
+
+
+def test_a_store_that_cannot_be_written_makes_health_unhealthy(home, monkeypatch):
+    from historian_blueprint.store import Store
+
+    app = _app(home)
+    client = app.test_client()
+    assert client.get("/historian/api/health").status_code == 200
+    original = Store.collection
+
+    def full_disk(self, name):
+        collection = original(self, name)
+        if name == "meta":
+            class Full:
+                def __getattr__(self, attr):
+                    if attr in ("replace_one", "update_one", "insert_one"):
+                        def fail(*a, **k):
+                            raise sqlite3.OperationalError("database or disk is full")
+                        return fail
+                    return getattr(collection, attr)
+            return Full()
+        return collection
+
+    monkeypatch.setattr(Store, "collection", full_disk)
+    health = client.get("/historian/api/health")
+    assert health.status_code == 503 and health.json["status"] == "store_failing"
+    assert "the database cannot be written (disk full?)" in health.json["reason"]
+
+
+def test_a_damaged_store_collection_makes_health_unhealthy(home):
+    app = _app(home)
+    client = app.test_client()
+    assert client.get("/historian/api/health").status_code == 200
+    from historian_blueprint.app import get_state
+
+    get_state(app).stores.close()
+    runs = [p for p in (home / "store").rglob("*") if p.is_file() and "runs" in p.name]
+    assert runs, sorted(p.name for p in (home / "store").rglob("*"))
+    for path in runs:
+        path.write_bytes(b"not a database" * 100)
+    health = app.test_client().get("/historian/api/health")
+    assert health.status_code == 503 and health.json["status"] == "store_failing", health.json
