@@ -218,7 +218,9 @@ def register_bench_commands(group: AppGroup) -> None:
     def bench_abuse(deadline, maps, duration, workers, threads, as_json) -> None:
         """One user's longest drafts and parallel maps while a second user asks (served on 127.0.0.1): the
         second user's ask p95 (target under 2 s), how long any heavy request held the server (never past the
-        deadline plus 1 s), cut-off runs stored and never verified. Exits 1 when a limit did not hold."""
+        deadline plus 1 s), cut-off runs stored and never verified; then a login storm (36 guessers on one name,
+        each from a fresh loopback address, 10 s) while a logged-in user loads their runs (p95 under 0.5 s, every
+        guess answered 401 or 429). Exits 1 when a limit did not hold."""
         from historian_blueprint.bench import abuse
 
         store = get_store()
@@ -230,8 +232,13 @@ def register_bench_commands(group: AppGroup) -> None:
                            threads=threads)
         emit(result, as_json)
         if (result["second_user"]["p95_ms"] >= 2000 or result["heavy_user"]["past_deadline_plus_1s"]
-                or result["stored"]["cut_off_verified"] or result["second_user"]["errors"]):
+                or result["stored"]["cut_off_verified"] or result["second_user"]["errors"]
+                or _storm_failed(result.get("login_storm"))):
             sys.exit(1)
+
+    def _storm_failed(storm: dict | None) -> bool:
+        """The login storm starved the logged-in reader (p95 0.5 s or more) or a guess got another answer than 401/429."""
+        return bool(storm) and "reader" in storm and (storm["reader"]["p95_ms"] >= 500 or bool(storm["guesses"]["other"]))
 
     @bench.command("first-answer")
     @click.option("--timeout", "timeout_s", type=click.FloatRange(10, 7200), default=1800, show_default=True,

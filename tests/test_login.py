@@ -1,6 +1,8 @@
 """Issue 14, the demo host's login: CSRF on login and logout, safe `next`, throttling, logout ends every
 session of the user, security headers on every page, a SameSite session cookie. Issue 25: the throttle cannot
-lock the owner out, a success elsewhere gives a guesser no more guesses, and timing does not tell names apart."""
+lock the owner out, a success elsewhere gives a guesser no more guesses, and timing does not tell names apart.
+Issue 38: the name-wide slow-down refuses an early attempt at once (429 with Retry-After) instead of holding a
+server thread, and gives the refused caller a turn that guesses from elsewhere cannot take."""
 
 from __future__ import annotations
 
@@ -50,16 +52,6 @@ def _from(client, address, name, password):
                        environ_base={"REMOTE_ADDR": address})
 
 
-@pytest.fixture(autouse=True)
-def slept(monkeypatch):
-    """The delays the name-wide slow-down asked for, recorded instead of slept."""
-    from historian_blueprint.demo import login as throttle
-
-    delays: list[float] = []
-    monkeypatch.setattr(throttle, "_sleep", delays.append)
-    return delays
-
-
 def _throttle_app(tmp_path, monkeypatch, **config):
     """A demo app whose throttle clock is ``clock[0]`` (returned with it)."""
     from historian_blueprint.demo import login as throttle
@@ -89,20 +81,31 @@ def test_five_wrong_passwords_lock_the_user_where_they_were_guessed_then_the_win
     # only after its own failures on it (the name's failures elsewhere slow it down, see the slow-down test).
     other = app.test_client()
     assert _from(other, "10.0.0.10", "alice", "guess").status_code == 401
+    slowed = _from(other, "10.0.0.10", "alice", "alice-pw")  # six failures on alice: the next waits 0.5 s
+    assert slowed.status_code == 429 and slowed.headers["Retry-After"] == "1"
+    clock[0] += 0.5
     assert _from(other, "10.0.0.10", "alice", "alice-pw").status_code == 302
-    # the owner, from an address that has not failed on alice, still gets in: guessing cannot lock her out
-    assert _from(app.test_client(), "10.0.0.9", "alice", "alice-pw").status_code == 302
+    # the owner, from an address that has not failed on alice, still gets in after one step: guessing cannot lock
+    # her out
+    owner = app.test_client()
+    assert _from(owner, "10.0.0.9", "alice", "alice-pw").status_code == 429
+    clock[0] += 1
+    assert _from(owner, "10.0.0.9", "alice", "alice-pw").status_code == 302
     clock[0] += 301  # the window has passed
     assert _try(guesser, "alice", "alice-pw").status_code == 302
 
 
 def test_guesses_from_other_addresses_cannot_lock_the_owner_out(tmp_path, demo_users, monkeypatch):
-    app, _ = _throttle_app(tmp_path, monkeypatch)
+    app, clock = _throttle_app(tmp_path, monkeypatch)
     owner = app.test_client()
     assert _from(owner, "10.0.0.1", "alice", "typo").status_code == 401  # the owner mistypes once
-    for i in range(5):  # one wrong guess from each of five other addresses
+    for i in range(4):  # one wrong guess from each of four other addresses: five failures on alice
         assert _from(app.test_client(), f"10.0.1.{i}", "alice", "guess").status_code == 401
-    assert _from(owner, "10.0.0.1", "alice", "alice-pw").status_code == 302  # not a 429: the owner gets in
+    assert _from(app.test_client(), "10.0.1.4", "alice", "guess").status_code == 429  # slowed: 0.25 s to wait
+    waiting = _from(owner, "10.0.0.1", "alice", "alice-pw")
+    assert waiting.status_code == 429 and waiting.headers["Retry-After"] == "1"  # a step to wait, not a lock
+    clock[0] += 0.25
+    assert _from(owner, "10.0.0.1", "alice", "alice-pw").status_code == 302  # the owner gets in
 
 
 def test_the_owner_logging_in_elsewhere_gives_the_guesser_no_more_guesses(tmp_path, demo_users, monkeypatch):
@@ -111,7 +114,9 @@ def test_the_owner_logging_in_elsewhere_gives_the_guesser_no_more_guesses(tmp_pa
     for _ in range(5):  # the guesser's whole allowance for (alice, his address)
         assert _from(guesser, "10.0.9.9", "alice", "guess").status_code == 401
     assert _from(guesser, "10.0.9.9", "alice", "guess").status_code == 429
+    clock[0] += 0.25  # five failures on alice: one slow-down step
     login(app.test_client(), "alice", "alice-pw")  # the owner, from elsewhere
+    clock[0] += 0.5  # her attempt counted until it succeeded: one more step
     assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302  # and again, another address
     refused = _from(guesser, "10.0.9.9", "alice", "alice-pw")  # still refused, even with the right password
     assert refused.status_code == 429 and b"Too many failed logins for this user" in refused.data
@@ -120,22 +125,106 @@ def test_the_owner_logging_in_elsewhere_gives_the_guesser_no_more_guesses(tmp_pa
     assert _from(guesser, "10.0.9.9", "alice", "guess").status_code == 401
 
 
-def test_failures_on_a_name_slow_every_address_down_but_refuse_none(tmp_path, demo_users, monkeypatch, slept):
+def test_failures_on_a_name_slow_every_address_down_and_lock_none_out(tmp_path, demo_users, monkeypatch):
     app, clock = _throttle_app(tmp_path, monkeypatch)
-    for i in range(5):  # five failures on alice, each from its own address: no slow-down yet
-        assert _from(app.test_client(), f"10.0.2.{i}", "alice", "guess").status_code == 401
-    assert slept == []
-    for i in range(6):  # more guesses on alice from fresh addresses: each waits longer, none is refused
-        assert _from(app.test_client(), f"10.0.3.{i}", "alice", "guess").status_code == 401
-    assert slept == [0.25, 0.5, 1.0, 2.0, 4.0, 4.0]  # 0.25 s x 2^(failures - 5), at most 4 s
-    slept.clear()
-    assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302  # waits, gets in
+    fresh = iter(f"10.0.3.{i}" for i in range(200))  # a new address for each guess
+    for _ in range(5):  # five failures on alice, each from its own address: no slow-down yet
+        assert _from(app.test_client(), next(fresh), "alice", "guess").status_code == 401
+    steps = []
+    for _ in range(6):  # more guesses on alice from fresh addresses: refused until the step has passed
+        first = _from(app.test_client(), next(fresh), "alice", "guess")
+        assert first.status_code == 429 and b"Too many failed sign-ins for this name; try again in" in first.data
+        wait = int(first.headers["Retry-After"])
+        waited = 0.0
+        while _from(app.test_client(), next(fresh), "alice", "guess").status_code == 429:
+            clock[0] += 0.125
+            waited += 0.125
+        assert 0 < waited <= wait
+        steps.append(waited)
+    assert steps == [0.25, 0.5, 1.0, 2.0, 4.0, 4.0]  # 0.25 s x 2^(failures - 5), at most 4 s
+    owner = app.test_client()
+    refused = _from(owner, "10.0.0.1", "alice", "alice-pw")  # the owner, now: told to come back in 4 s
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "4"
     assert _from(app.test_client(), "10.0.0.2", "nobody", "guess").status_code == 401  # other names do not wait
     assert _from(app.test_client(), "10.0.0.3", "root", "root-pw").status_code == 302
-    assert slept == [4.0]
+    clock[0] += 4
+    assert _from(app.test_client(), next(fresh), "alice", "guess").status_code == 401  # a guesser takes the turn
+    assert _from(app.test_client(), next(fresh), "alice", "guess").status_code == 429  # and pushes the name on
+    assert _from(owner, "10.0.0.1", "alice", "alice-pw").status_code == 302  # the owner's turn held: she gets in
     clock[0] += 901
-    assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302
-    assert slept == [4.0]  # the window has passed: no wait
+    assert _from(app.test_client(), "10.0.0.1", "alice", "alice-pw").status_code == 302  # the window has passed
+
+
+def test_a_refused_attempt_answers_at_once_and_tells_nothing(tmp_path, demo_users, monkeypatch):
+    import time
+
+    app, clock = _throttle_app(tmp_path, monkeypatch)
+    for i in range(10):  # guesses from ten addresses, a step apart: the name's step is now 4 s
+        assert _from(app.test_client(), f"10.0.4.{i}", "alice", "guess").status_code == 401
+        clock[0] += 4
+    assert _from(app.test_client(), "10.0.4.99", "alice", "guess").status_code == 401
+    owner = app.test_client()
+    start = time.perf_counter()
+    right = _from(owner, "10.0.0.1", "alice", "alice-pw")
+    elapsed = time.perf_counter() - start
+    wrong = _from(app.test_client(), "10.0.0.2", "alice", "guess")
+    assert elapsed < 0.2, elapsed  # no wait on the server: the 4 s are the caller's
+    assert right.status_code == wrong.status_code == 429  # the right password is not checked: no oracle
+    assert right.headers["Retry-After"] == wrong.headers["Retry-After"] == "4"
+    message = b"Too many failed sign-ins for this name; try again in 4 s."
+    assert message in right.data and message in wrong.data
+    clock[0] += 3.9
+    assert _from(owner, "10.0.0.1", "alice", "alice-pw").headers["Retry-After"] == "1"  # still early
+    clock[0] += 0.1
+    assert _from(owner, "10.0.0.1", "alice", "alice-pw").status_code == 302
+
+
+def test_a_turn_is_one_checked_attempt_from_the_address_it_was_given_to(tmp_path, demo_users, monkeypatch):
+    app, clock = _throttle_app(tmp_path, monkeypatch)
+    for i in range(10):  # the name's step is now 4 s
+        assert _from(app.test_client(), f"10.0.6.{i}", "alice", "guess").status_code == 401
+        clock[0] += 4
+    guesser = app.test_client()
+    assert _from(guesser, "10.0.7.1", "alice", "guess").status_code == 401  # checked: the name waits 4 s
+    assert _from(guesser, "10.0.7.2", "alice", "guess").status_code == 429  # given a turn, for 10.0.7.2 only
+    clock[0] += 4
+    assert _from(app.test_client(), "10.0.7.3", "alice", "guess").status_code == 401  # someone else goes first
+    thief = app.test_client()  # the same session (its turn) from another address: refused
+    thief.set_cookie("session", guesser.get_cookie("session").value)
+    assert _from(thief, "10.0.7.4", "alice", "guess").status_code == 429
+    assert _from(guesser, "10.0.7.2", "alice", "guess").status_code == 401  # from its own: checked at once
+    assert _from(guesser, "10.0.7.2", "alice", "guess").status_code == 429  # once
+
+
+def test_two_workers_reading_the_same_time_take_one_turn(tmp_path, demo_users, monkeypatch):
+    """Without a shared lock (a real MongoDB), the name's time moves only if it is still the time read."""
+    from contextlib import nullcontext
+
+    from historian_blueprint import get_store
+    from historian_blueprint.demo.login import LoginThrottle
+
+    app, clock = _throttle_app(tmp_path, monkeypatch)
+    other: list = []
+    with app.app_context():
+        collection = get_store().database["login_failures"]
+
+        class Raced:
+            """The collection, with another worker's whole attempt landing just before this one moves the time."""
+
+            def __getattr__(self, name):
+                return getattr(collection, name)
+
+            def update_one(self, query, change, **options):
+                if "not_before" in query and not other:
+                    other.append(LoginThrottle(collection, nullcontext(), 5, 20, 900).attempt("alice", "10.0.8.2"))
+                return collection.update_one(query, change, **options)
+
+        for i in range(5):  # five failures: the next attempt may come 0.25 s after the fifth
+            assert LoginThrottle(collection, nullcontext(), 5, 20, 900).attempt("alice", f"10.0.8.1{i}").refused is None
+        clock[0] += 0.25
+        mine = LoginThrottle(Raced(), nullcontext(), 5, 20, 900).attempt("alice", "10.0.8.1")
+    assert other[0].refused is None  # the other worker took the turn
+    assert mine.refused and mine.retry_after == 1 and mine.turn == clock[0] + 0.5  # this one waits for the next
 
 
 def test_unknown_and_known_names_take_as_long_to_refuse(tmp_path, demo_users):

@@ -8,21 +8,32 @@ second user asks one question after another. Printed: the second user's ask late
 p95 under 2 s), every heavy request's outcome and how long the server held it (none may run past the deadline
 plus 1 s: its run's own time on the server, from its start to its end, which bounds its CPU; the client's wait,
 queueing included, is printed beside it), and the stored runs cut off by the time limit, none ``verified``.
+
+Then a login storm (``login_storm``): 36 guessers send wrong passwords for the bench user's name, each from a fresh
+loopback address, while the same user loads the runs page: printed, that page's p50/p95 (target p95 under 0.5 s)
+and how many guesses the throttle refused at once (429) against how many had their password checked (401).
 """
 
 from __future__ import annotations
 
+import http.client
+import ipaddress
+import itertools
 import json
 import os
+import re
+import socket
 import threading
 import time
 import urllib.error
 import urllib.request
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 from historian_blueprint import history
 from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
 from historian_blueprint.bench.load import QUESTIONS, DemoServer, Session
+from historian_blueprint.demo.login import LoginThrottle
 
 TOPICS = ("the panic of 1893", "the Pullman strike", "silver coinage", "the tariff", "the Chinese exclusion act",
           "the Alaska purchase", "the civil service", "the public debt", "the Indian treaties", "the railroads")
@@ -67,6 +78,94 @@ def drafts(max_chars: int, max_claims: int) -> tuple[str, str]:
     return " ".join(longest), " ".join(most)
 
 
+STORM_ADDRESSES = ipaddress.IPv4Address("127.16.0.1")  # the guessers' first source address (Linux: all of 127/8)
+
+
+def storm_address(k: int) -> str:
+    """The ``k``-th guess's source address: a loopback address of its own, so the server sees a new client."""
+    return str(STORM_ADDRESSES + k)
+
+
+def storm_addresses_work() -> bool:
+    """Whether connections can come from ``storm_address``es (Linux routes all of 127.0.0.0/8 to loopback)."""
+    try:
+        with socket.socket() as s:
+            s.bind((storm_address(0), 0))
+        return True
+    except OSError:
+        return False
+
+
+def login_storm(base: str, reader: Session, name: str, *, seconds: float, guessers: int = 36,
+                page: str = "/runs") -> dict[str, Any]:
+    """``guessers`` threads send wrong passwords for ``name`` as fast as they are answered, each guess from a fresh
+    address (``storm_address``), for ``seconds``, while ``reader`` loads ``page`` one request after another. The
+    reader's latencies, and the guesses refused at once (429) against those whose password was checked (401)."""
+    parts = urlsplit(base)
+    stop = time.time() + seconds
+    numbers, lock = itertools.count(), threading.Lock()
+    outcomes: dict[str, int] = {}
+    reads: list[tuple[float, int]] = []
+
+    def tally(outcome: str) -> None:
+        with lock:
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+    def guesser() -> None:
+        first = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        first.request("GET", "/login")
+        reply = first.getresponse()
+        cookie = (reply.getheader("Set-Cookie") or "").split(";")[0]
+        token = re.search(r'name="csrf_token" value="([^"]+)"', reply.read().decode()).group(1)
+        first.close()
+        form = urlencode({"username": name, "password": "not-the-password", "csrf_token": token})
+        while time.time() < stop:
+            with lock:
+                address = storm_address(next(numbers))
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30,
+                                                    source_address=(address, 0))
+            try:
+                connection.request("POST", "/login", body=form, headers={
+                    "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+                reply = connection.getresponse()
+                reply.read()
+                tally(str(reply.status))
+            except OSError as exc:
+                tally(type(exc).__name__)
+            finally:
+                connection.close()
+
+    def read() -> None:
+        while time.time() < stop:
+            t0 = time.time()
+            try:
+                with reader.opener.open(f"{reader.base}{reader.prefix}{page}", timeout=60) as reply:
+                    reply.read()
+                    status = reply.status
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            except OSError:  # a refused or timed-out connection: a failed read
+                status = 0
+            reads.append((time.time() - t0, status))
+
+    threads = [threading.Thread(target=guesser) for _ in range(guessers)] + [threading.Thread(target=read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    latencies = [s * 1000 for s, status in reads if status == 200]
+    return {
+        "seconds": seconds, "guessers": guessers, "page": f"{reader.prefix}{page}",
+        "reader": {"requests": len(reads), "ok": len(latencies), "p50_ms": round(percentile(latencies, 50), 1),
+                   "p95_ms": round(percentile(latencies, 95), 1), "max_ms": round(max(latencies, default=0.0), 1),
+                   "target_p95_ms": 500},
+        "guesses": {"sent": sum(outcomes.values()), "refused_429": outcomes.get("429", 0),
+                    "checked_401": outcomes.get("401", 0),
+                    "other": {k: v for k, v in outcomes.items() if k not in ("401", "429")}},
+        "addresses": next(numbers),
+    }
+
+
 class Heavy:
     """What the heavy user's requests came to."""
 
@@ -89,6 +188,7 @@ def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int
     os.environ["HISTORIAN_LIMITS_TIMEOUT_S"] = str(deadline)  # the served child reads it
     heavy = Heavy()
     asks: list[tuple[float, int]] = []
+    storm: dict[str, Any] = {}
     with DemoServer(store, workers=workers, threads=threads) as server:
         second, password = f"{server.name}-2", server.password
         with store.write_lock():
@@ -135,7 +235,15 @@ def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int
                 t.start()
             for t in [*pressing, asking]:
                 t.join()
+            if storm_addresses_work():  # the second user reads the runs page while guessers press the first's name
+                storm = login_storm(server.base, asker, server.name, seconds=min(duration, 10))
+            else:
+                storm = {"skipped": "connections cannot come from 127.16.0.0/12 here (Linux routes all of 127/8)"}
         finally:
+            guessed_from = [storm_address(k) for k in range(storm.get("addresses", 0))]
+            keys = [key for address in guessed_from for key in LoginThrottle.keys(server.name, address)[1:]]
+            with store.write_lock():  # the guessers' address and pair records (the name's goes with the server)
+                store.database["login_failures"].delete_many({"_id": {"$in": keys}})
             cut = list(store.runs.find({"user_id": server.name, "output.metadata.time_limit": {"$exists": True}},
                                        {"output.status": 1}))
             cut += list(store.runs.find({"user_id": server.name, "output.verification.time_limit": {"$exists": True}},
@@ -164,6 +272,7 @@ def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int
             "past_deadline_plus_1s": sum(1 for r in served if r["server_s"] > deadline + 1),
             "cut_off_reported": cut_reported,
         },
+        "login_storm": storm,
         "stored": {"heavy_user_runs": stored, "cut_off_runs": len(cut),
                    "cut_off_verified": sum(1 for r in cut if (r.get("output") or {}).get("status") == "verified")},
     }

@@ -196,14 +196,19 @@ def build_reader() -> Blueprint:
         name = request.form.get("username", "")[:200]
         address = request.remote_addr or "unknown"
         throttle = _throttle()
-        refused, attempt = throttle.attempt(name, address)
-        if refused:
-            return render_template("demo/login.html", error=refused), 429
+        held = session.get(LoginThrottle.SESSION_KEY)  # [name, address, time]: the turn an earlier 429 gave
+        turn = held[2] if isinstance(held, list) and len(held) == 3 and held[:2] == [name, address] else None
+        verdict = throttle.attempt(name, address, turn)  # refused at once or recorded: it never holds the thread
+        if verdict.refused:
+            if verdict.turn is not None:
+                session[LoginThrottle.SESSION_KEY] = [name, address, verdict.turn]
+            return render_template("demo/login.html", error=verdict.refused), 429, {
+                "Retry-After": str(verdict.retry_after)}
         users = get_store().database["users"]
         record = users.find_one({"_id": name})
         if not throttle.password_matches(record, request.form.get("password", "")):  # equal work for unknown names
             return render_template("demo/login.html", error="Unknown user or wrong password."), 401
-        throttle.succeeded(name, address, attempt)
+        throttle.succeeded(name, address, verdict.at)
         nonce = record.get("session_nonce")
         if not nonce:
             nonce = secrets.token_urlsafe(16)
