@@ -7,15 +7,24 @@ workers share these pages with the master instead of each holding a copy. The se
 codes are memory-mapped read-only files (index.retriever) besides. A new generation is loaded by every worker within a
 second of its swap, with no restart (into each worker's own memory, until the next start). Writes to the embedded
 store are serialized across the workers by its file lock; several machines need a real MongoDB (docs/operations.md).
+The workers answer gunicorn's own errors (a request line it cannot parse, a 414, a 431) as the app answers errors
+(``thread_worker``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
+
+# Where an app keeps how its server's own errors are answered (``app.extensions[SERVER_ERRORS]``, Historian's
+# blueprint puts it there): a callable of (status, message, path as far as it was read) returning the reply's headers
+# and body. ``thread_worker`` uses it; an app without one gets gunicorn's own page.
+SERVER_ERRORS = "historian.server_errors"
 
 
 def default_workers() -> int:
@@ -41,7 +50,7 @@ def serve_with_gunicorn(factory: Callable[[], Any], *, bind: str, workers: int, 
 
     class Historian(BaseApplication):
         def load_config(self) -> None:
-            for key, value in {"bind": bind, "workers": workers, "threads": threads, "worker_class": "gthread",
+            for key, value in {"bind": bind, "workers": workers, "threads": threads, "worker_class": thread_worker(),
                                "timeout": timeout, "graceful_timeout": 30, "accesslog": None,
                                "preload_app": preload is not None}.items():
                 self.cfg.set(key, value)
@@ -57,6 +66,87 @@ def serve_with_gunicorn(factory: Callable[[], Any], *, bind: str, workers: int, 
             return app
 
     Historian().run()
+
+
+@functools.cache
+def thread_worker() -> type:
+    """Gunicorn's threaded worker (gthread) with its own error answers (a request line it cannot parse, a 414 for a
+    long URL, a 431 for too many or too large headers: answered before the app sees the request) given as the app
+    answers errors (``SERVER_ERRORS``: under Historian, JSON under /api/, with the security headers). Gunicorn still
+    picks the status and logs the error. A host's ``gunicorn.conf.py`` sets ``worker_class = thread_worker()``."""
+    from gunicorn import util
+    from gunicorn.workers.gthread import ThreadWorker
+
+    class HistorianThreadWorker(ThreadWorker):
+        def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+            answer = getattr(self.wsgi, "extensions", {}).get(SERVER_ERRORS)
+            if answer is None:
+                return super().handle_error(req, client, addr, exc)
+            page = _Written()
+            super().handle_error(req, page, addr, exc)  # gunicorn's status, log line and access log; its page kept
+            status, _, reason = page.status_line().partition(" ")
+            reply = page.data
+            try:
+                detail = f"{reason}: {str(exc)[:200]}" if int(status) < 500 else reason
+                headers, body = answer(int(status), detail, _request_target(req, exc))
+                head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+                reply = f"HTTP/1.1 {status} {reason}\r\n{head}\r\n".encode("latin-1") + body
+            except Exception:  # noqa: BLE001 - the app's answer failed: gunicorn's page is still an answer
+                self.log.exception("The app's answer to a server error failed")
+            try:
+                util.write_nonblock(client, reply)
+            except Exception:  # noqa: BLE001 - as gunicorn's own: the client may be gone
+                self.log.debug("Failed to send error message.")
+            return None
+
+    return HistorianThreadWorker
+
+
+class _Written:
+    """Stands for the client's socket while gunicorn writes its error page: what it wrote is kept, not sent."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def gettimeout(self) -> float | None:
+        return None
+
+    def setblocking(self, flag: bool) -> None:
+        pass
+
+    def sendall(self, data: bytes) -> None:
+        self.data += data
+
+    def status_line(self) -> str:
+        """``"414 URI Too Long"``, from the first line gunicorn wrote."""
+        return self.data.split(b"\r\n", 1)[0].decode("latin-1").partition(" ")[2]
+
+
+_REQUEST_LINE = re.compile(r"(?:\r\n)?[A-Z]+ (/\S*)")
+
+
+def _request_target(req: Any, exc: BaseException) -> str:
+    """The path of a request gunicorn refused, as far as it was read. Its errors before the request is whole (a
+    request line too long, headers too large) carry no request: the request line, or the request being parsed, is
+    then found in the parser's frames, innermost first; "" when it is not."""
+    found = [getattr(req, "path", None), getattr(getattr(exc, "req", None), "path", None), getattr(exc, "req", None)]
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_locals)
+        tb = tb.tb_next
+    for local in reversed(frames):
+        found += [getattr(local.get("self"), "path", None), local.get("data"), local.get("line")]
+    for item in found:
+        if isinstance(item, (bytes, bytearray)):
+            item = bytes(item[:8192]).decode("latin-1")
+        if not isinstance(item, str):
+            continue
+        if item.startswith("/"):
+            return item
+        if match := _REQUEST_LINE.match(item):
+            return match.group(1)
+    return ""
 
 
 def worker_exit(server: Any, worker: Any) -> None:

@@ -345,29 +345,19 @@ class QuietHandler(WSGIRequestHandler):
         return "historian-demo"
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        import html
-
         from historian_blueprint.config import Settings
-        from historian_blueprint.web.headers import headers_for
+        from historian_blueprint.web.common import server_reply
 
         short = message or self.responses.get(code, ("Error",))[0]
-        if "/api/" in (getattr(self, "path", None) or getattr(self, "requestline", "") or ""):
-            kind, body = "application/json", json.dumps({"error": {"code": _ERROR_CODES.get(code, "error"),
-                                                                   "message": short}})
-        else:
-            kind, body = "text/html; charset=utf-8", f"<!doctype html><title>{code}</title><p>{html.escape(short)}</p>"
-        data = body.encode("utf-8")
+        target = getattr(self, "path", None) or getattr(self, "requestline", "") or ""
+        headers, data = server_reply(code, short, target, Settings())  # as gunicorn's own errors (serving.py)
         self.log_error("code %d, message %s", code, short)
         self.send_response(code, short)
-        for name, value in {**headers_for(Settings()), "Content-Type": kind, "Content-Length": str(len(data)),
-                            "Connection": "close"}.items():
+        for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
         if getattr(self, "command", "") != "HEAD" and code >= 200 and code not in (204, 304):
             self.wfile.write(data)
-
-
-_ERROR_CODES = {400: "bad_request", 408: "timeout", 414: "uri_too_long", 431: "headers_too_large", 505: "bad_request"}
 
 
 def main() -> None:

@@ -12,8 +12,10 @@ from werkzeug.routing import PathConverter, Rule
 from historian_blueprint.app import get_settings, get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
+from historian_blueprint.serving import SERVER_ERRORS
 from historian_blueprint.web import admin, api, auth, headers, maps, research, views
-from historian_blueprint.web.common import Problem, problem_response
+from historian_blueprint.web.bodies import BodyGuard
+from historian_blueprint.web.common import ERROR_CODES, Problem, problem_response, server_reply
 
 log = logging.getLogger("historian")
 
@@ -52,6 +54,16 @@ def build_blueprint() -> Blueprint:
     def converters(state) -> None:  # before any rule that uses them is added
         state.app.url_map.converters.setdefault("historian_anything", AnyPath)
         state.app.url_map.converters.setdefault("historian_document_id", DocumentId)
+
+    @bp.record_once
+    def answer_what_the_server_refuses(state) -> None:
+        """A body the server cannot read is the client's 400 on every route of the app, the host's too (a malformed
+        chunk, a body that stops arriving: ``BodyGuard``), not a failure; and the errors gunicorn answers itself
+        (served with ``serving.thread_worker``) are answered as Historian's are."""
+        state.app.wsgi_app = BodyGuard(state.app.wsgi_app)
+        settings = get_settings(state.app)
+        state.app.extensions.setdefault(
+            SERVER_ERRORS, lambda status, message, target: server_reply(status, message, target, settings))
 
     @bp.before_request
     def cap_the_body():
@@ -106,8 +118,7 @@ def build_blueprint() -> Blueprint:
         """Under /api/ every error is the documented JSON; elsewhere Flask's page."""
         if "/api/" not in request.path:
             return exc
-        code = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-                413: "too_large", 429: "too_many_requests"}.get(exc.code or 500, "error")
+        code = ERROR_CODES.get(exc.code or 500, "error")
         return jsonify(error={"code": code, "message": exc.description or exc.name}), exc.code or 500
 
     @bp.after_app_request

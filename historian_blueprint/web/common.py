@@ -1,9 +1,10 @@
 """What the pages share: the one error type a page raises (``Problem``: an HTTP status, a machine-readable code,
-a message), the index's errors as problems, who is asking, a run this user may see, paging, server-sent progress,
-where a citation opens."""
+a message), the code of each error status, a server's own errors answered the same way, the index's errors as
+problems, who is asking, a run this user may see, paging, server-sent progress, where a citation opens."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,9 +14,11 @@ from flask import Response, current_app, jsonify, render_template, request, stre
 
 from historian_blueprint import history
 from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.config import Settings
 from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
 from historian_blueprint.limits import Busy, Slots
 from historian_blueprint.web.auth import current_identity
+from historian_blueprint.web.headers import headers_for
 
 
 class Problem(ValueError):
@@ -24,6 +27,28 @@ class Problem(ValueError):
     def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+# The machine-readable code of each error status, under /api/ (docs/operations.md lists them).
+ERROR_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+               408: "timeout", 413: "too_large", 414: "uri_too_long", 417: "expectation_failed",
+               429: "too_many_requests", 431: "headers_too_large", 500: "internal_error", 501: "not_implemented",
+               505: "bad_request"}
+
+
+def server_reply(status: int, message: str, target: str, settings: Settings) -> tuple[dict[str, str], bytes]:
+    """The headers and body of an error a WSGI server answers itself, before or beside the app (a request line it
+    cannot parse, a 414, a 431): the documented JSON when ``target`` (the path, as far as it was read) is under
+    /api/, else a short page; with the security headers, and the connection closed."""
+    if "/api/" in target:
+        kind = "application/json"
+        body = json.dumps({"error": {"code": ERROR_CODES.get(status, "error"), "message": message}})
+    else:
+        kind = "text/html; charset=utf-8"
+        body = f"<!doctype html><title>{status}</title><p>{html.escape(message)}</p>"
+    data = body.encode("utf-8")
+    headers = {**headers_for(settings), "Content-Type": kind, "Content-Length": str(len(data)), "Connection": "close"}
+    return headers, data
 
 
 def _slots() -> Slots:

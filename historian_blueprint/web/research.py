@@ -22,7 +22,7 @@ from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.text.questions import clean_question
 from historian_blueprint.verify.draft import TooManyClaims
 from historian_blueprint.verify.service import check_draft
-from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters
+from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters, verify_form
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.common import (
     RUNS_PER_PAGE, Problem, delete_own, host_source_url, index_problems, load_run, page_number, running, running_events,
@@ -250,7 +250,8 @@ def register(bp: Blueprint) -> None:
             text = request.form.get("text", "")
             question = request.form.get("question", "")
             try:
-                result = _check(text, [s.strip() for s in request.form.get("sources", "").split(",") if s.strip()], question)
+                body = verify_form(request.form)  # the API's cap on sources, and its message
+                result = _check(body.text, body.sources, body.question)
             except Problem as exc:
                 error = exc.message
         return render_template("historian/verify.html", result=result, text=text, question=question if request.method == "POST" else "",
