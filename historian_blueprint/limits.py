@@ -3,20 +3,28 @@ going at once (so that one user's ten maps cannot starve everyone else's questio
 
 ``Deadline`` is checked by the graphs before each node (graph/progress.py) and by the verifier between claims;
 past it, a run stops, ends ``human_review`` with what it had done, and is stored like any other (never
-``verified``). ``Slots`` counts a user's running asks, maps and checks in the store, so every worker process of
-a server sees the same count; a slot a crashed process never gave back expires with the run's time limit.
+``verified``). A node that asks a model runs its calls ``within`` the run's deadline: each call ends by it
+(llm/client.py). ``Slots`` counts a user's running asks, maps and checks in the store, so every worker process of
+a server sees the same count; a held slot's expiry is pushed forward while its holder keeps it, so it never
+expires under a live run, and a slot a crashed process never gave back expires with the run's time limit.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 import time
 import uuid
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 GRACE_S = 5.0  # a slot outlives its run's time limit by this much before it counts as abandoned
+
+log = logging.getLogger(__name__)
 
 
 class TimeLimit(Exception):
@@ -38,10 +46,33 @@ class Deadline:
     def passed(self) -> bool:
         return time.monotonic() >= self.at
 
+    def left(self) -> float:
+        """Seconds until the deadline (0 once it has passed)."""
+        return max(0.0, self.at - time.monotonic())
+
     def check(self, before: str) -> None:
         """Raise TimeLimit when the deadline has passed (``before``: the step that would run next)."""
         if self.passed():
             raise TimeLimit(self.seconds, before)
+
+
+_CURRENT: ContextVar[Deadline | None] = ContextVar("historian_run_deadline", default=None)
+
+
+@contextmanager
+def within(deadline: Deadline | None) -> Iterator[None]:
+    """Make ``deadline`` the one the calls of this block must end by (``current_deadline``); a node wraps its
+    role's calls in it. Set and reset in the block's own thread: never across a ``yield`` of a generator."""
+    token = _CURRENT.set(deadline)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_deadline() -> Deadline | None:
+    """The deadline of the run this code is part of (``within``), if any."""
+    return _CURRENT.get()
 
 
 class Busy(Exception):
@@ -53,11 +84,29 @@ class Busy(Exception):
         self.running, self.retry_after = running, retry_after
 
 
-class Slots:
-    """A user's running asks, maps and checks, kept in the store's ``<prefix>active`` collection."""
+class Token(str):
+    """A taken slot's id. Its slot is renewed while the holder keeps this object: one dropped without being given
+    back (a stream that was never started, say) stops being renewed and expires like a crashed process's."""
 
-    def __init__(self, store: Any, per_user: int, timeout_s: float) -> None:
-        self.store, self.per_user, self.timeout_s = store, per_user, timeout_s
+
+_renewing: dict[str, threading.Event] = {}  # slot id -> set when it is given back
+_renewing_guard = threading.Lock()
+
+
+class Slots:
+    """A user's running asks, maps and checks, kept in the store's ``<prefix>active`` collection.
+
+    A slot expires ``timeout_s + grace_s`` after it was taken or last renewed; a thread of the process that took
+    it renews it every quarter of that while it is held, so a live run keeps its slot however long it runs, and a
+    crashed process's slots expire."""
+
+    def __init__(self, store: Any, per_user: int, timeout_s: float, grace_s: float = GRACE_S) -> None:
+        self.store, self.per_user, self.timeout_s, self.grace_s = store, per_user, timeout_s, grace_s
+
+    @property
+    def lifetime(self) -> float:
+        """Seconds a slot lives without a renewal."""
+        return self.timeout_s + self.grace_s
 
     @contextmanager
     def hold(self, user_id: Any, kind: str) -> Iterator[None]:
@@ -68,22 +117,52 @@ class Slots:
         finally:
             self.give_back(token)
 
-    def take(self, user_id: Any, kind: str) -> str:
+    def take(self, user_id: Any, kind: str) -> Token:
         """Insert this run's slot, then count the user's: over the limit, take it back and raise Busy. Inserting
         first keeps the count exact where the write lock is a no-op (a MongoDB server): two racing requests
         both see both slots, and at most one of them, never both, may stay."""
         active = self.store.collection("active")
         now = time.time()
-        token = f"{now:017.6f}-{uuid.uuid4().hex}"  # ordered by when it was taken: the earliest slots stay
+        key = f"{now:017.6f}-{uuid.uuid4().hex}"  # ordered by when it was taken: the earliest slots stay
         with self.store.write_lock():
-            active.delete_many({"started": {"$lt": now - self.timeout_s - GRACE_S}})
-            active.insert_one({"_id": token, "user_id": user_id, "kind": kind, "started": now})
+            active.delete_many({"$or": [{"expires": {"$lt": now}},  # a slot without an expiry: an older version's
+                                        {"expires": {"$exists": False}, "started": {"$lt": now - self.lifetime}}]})
+            active.insert_one({"_id": key, "user_id": user_id, "kind": kind, "started": now,
+                               "expires": now + self.lifetime})
             held = sorted(active.find({"user_id": user_id}, {"started": 1}), key=lambda r: r["_id"])
-            if token not in [r["_id"] for r in held[: self.per_user]]:
-                active.delete_one({"_id": token})
-                started = [r["started"] for r in held if r["_id"] != token]
+            if key not in [r["_id"] for r in held[: self.per_user]]:
+                active.delete_one({"_id": key})
+                started = [r["started"] for r in held if r["_id"] != key]
                 raise Busy(len(started), max(1, math.ceil(min(started, default=now) + self.timeout_s - now)))
+        token = Token(key)
+        self._renew(key, weakref.ref(token))
         return token
 
     def give_back(self, token: str) -> None:
-        self.store.collection("active").delete_one({"_id": token})
+        key = str(token)
+        with _renewing_guard:
+            stop = _renewing.pop(key, None)
+        if stop is not None:
+            stop.set()
+        self.store.collection("active").delete_one({"_id": key})
+
+    def _renew(self, key: str, holder: weakref.ref[Token]) -> None:
+        """Push the slot's expiry forward every quarter of its lifetime until it is given back or its holder
+        drops it (a thread per held slot: a run holds one, and the thread ends with it)."""
+        stop = threading.Event()
+        with _renewing_guard:
+            _renewing[key] = stop
+        active, every = self.store.collection("active"), self.lifetime / 4
+
+        def keep() -> None:
+            while not stop.wait(every):
+                if holder() is None:
+                    break
+                try:
+                    active.update_one({"_id": key}, {"$set": {"expires": time.time() + self.lifetime}})
+                except Exception as exc:  # noqa: BLE001 - the next renewal tries again, well before the expiry
+                    log.warning("could not renew run slot %s: %s", key, type(exc).__name__)
+            with _renewing_guard:
+                _renewing.pop(key, None)
+
+        threading.Thread(target=keep, name=f"historian-slot-{key[-8:]}", daemon=True).start()

@@ -12,7 +12,7 @@ and booleans are kept. Nothing here raises on odd input: a value it cannot read 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
@@ -186,3 +186,18 @@ def redact_value(value: Any, secret: bool = False, depth: int = 0) -> Any:
         return MASK
     shown = redact_text(text)
     return value if shown == text else shown
+
+
+_KNOWN_MIN = 8  # a known secret shorter than this is left to the shapes (masking "abc" everywhere would maim text)
+
+
+def redact_known(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``redact_text`` after masking the exact values of ``secrets`` (the keys a component was configured with,
+    which an endpoint's error may echo back whatever their shape), longest first."""
+    try:
+        known = {s for s in secrets if isinstance(s, str) and len(s) >= _KNOWN_MIN}
+        for secret in sorted(known, key=len, reverse=True):
+            text = text.replace(secret, MASK)
+        return redact_text(text)
+    except Exception:  # noqa: BLE001 - as above
+        return MASK

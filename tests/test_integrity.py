@@ -193,31 +193,44 @@ def test_every_file_of_a_generation_is_recorded_with_its_size_and_checksum(home)
     assert [d.file for d in gen.check(directory, full=True)] == ["vectors.npy"]
 
 
-def test_a_store_that_cannot_be_written_makes_health_unhealthy(home, monkeypatch):
+class FullDisk:
+    """A collection on a full disk: reads work, every write fails as SQLite's does."""
+
+    WRITES = ("insert_one", "insert_many", "replace_one", "update_one", "update_many", "delete_one", "delete_many",
+              "find_one_and_update", "find_one_and_replace", "find_one_and_delete")
+
+    def __init__(self, collection) -> None:
+        self.collection = collection
+
+    def __getattr__(self, attr):
+        if attr in self.WRITES:
+            def fail(*args, **kwargs):
+                raise sqlite3.OperationalError("database or disk is full")
+            return fail
+        return getattr(self.collection, attr)
+
+
+def test_a_full_disk_is_said_by_health_the_pages_and_the_stream(home, monkeypatch):
     from historian_blueprint.store import Store
 
     app = _app(home)
-    client = app.test_client()
+    client = login(app.test_client(), "alice", "alice-pw")
     assert client.get("/historian/api/health").status_code == 200
+    token = form_token(client, "/historian/ask")
     original = Store.collection
-
-    def full_disk(self, name):
-        collection = original(self, name)
-        if name == "meta":
-            class Full:
-                def __getattr__(self, attr):
-                    if attr in ("replace_one", "update_one", "insert_one"):
-                        def fail(*a, **k):
-                            raise sqlite3.OperationalError("database or disk is full")
-                        return fail
-                    return getattr(collection, attr)
-            return Full()
-        return collection
-
-    monkeypatch.setattr(Store, "collection", full_disk)
+    monkeypatch.setattr(Store, "collection", lambda self, name: FullDisk(original(self, name)))
     health = client.get("/historian/api/health")
     assert health.status_code == 503 and health.json["status"] == "store_failing"
     assert "the database cannot be written (disk full?)" in health.json["reason"]
+    question = {"question": "What did the president say about the tariff?", "csrf_token": token}
+    page = client.post("/historian/ask", data=question)
+    assert page.status_code == 503 and "the database cannot be written (disk full?)" in page.get_data(as_text=True)
+    stream = client.post("/historian/ask/stream", data=question, headers={"Accept": "text/event-stream"})
+    body = stream.get_data(as_text=True)
+    assert stream.mimetype == "text/event-stream" and body.startswith("event: error\n")
+    assert "the database cannot be written (disk full?)" in body
+    api = client.post("/historian/api/ask", json={"question": question["question"]}, headers={"X-CSRFToken": token})
+    assert api.status_code == 503 and api.json["error"]["code"] == "store_failing"
 
 
 def test_a_damaged_store_collection_makes_health_unhealthy(home):

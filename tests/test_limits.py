@@ -107,6 +107,17 @@ def test_a_run_whose_progress_stream_is_closed_is_finished_and_stored(indexed):
                                                                                          "human_review")
 
 
+def test_a_stream_closed_before_its_first_event_gives_its_slot_back(indexed):
+    from historian_blueprint.web.common import running_events
+
+    started = []
+    with indexed.test_request_context("/historian/ask/stream", method="POST"):
+        events = running_events("ask", lambda: started.append(1) or iter([{"event": "done"}]))
+        assert get_store().collection("active").count_documents({}) == 1
+        events.close()  # the server dropped the response before reading it (the asker left at once)
+        assert get_store().collection("active").count_documents({}) == 0 and not started
+
+
 def test_a_run_stored_without_its_summary_is_filed_at_start_up(tmp_path):
     from historian_blueprint import history
 

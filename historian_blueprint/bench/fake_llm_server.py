@@ -5,7 +5,9 @@ It serves ``GET /v1/models`` and ``POST /v1/chat/completions`` (JSON mode, usage
 answers each Historian role with a reply computed by ``responder(role, messages)``; it can also play the
 common misconfigurations (wrong key, no JSON mode, unknown model, wrong base path) and, per role, the faults
 of a real endpoint (``FAULTS``: a hang past the client's timeout, 429 with Retry-After, 500, a reply that is
-broken JSON or empty, a response cut off mid-way).
+broken JSON or empty, a response cut off mid-way, a response dripped one byte at a time from its status line on,
+so that no single read ever times out). ``echo_key`` makes a refused key come back in the 401's message, as some
+servers do.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from historian_blueprint.llm.prompts import TASKS
 Responder = Callable[[str, list[dict[str, Any]]], str]
 
 # What the server can do to a role's requests instead of answering them well.
-FAULTS = ("timeout", "rate_limit", "server_error", "malformed_json", "empty_reply", "cut_stream")
+FAULTS = ("timeout", "rate_limit", "server_error", "malformed_json", "empty_reply", "cut_stream", "drip")
 
 
 def role_of(messages: list[dict[str, Any]]) -> str:
@@ -46,15 +48,22 @@ class OpenAICompatibleServer:
         fault_limit: int | None = None,
         retry_after: int = 1,
         hang_s: float = 10.0,
+        drip_s: float = 1.0,
+        echo_key: bool = False,
     ) -> None:
         """``faults``, ``fault_limit``: see ``play``; ``retry_after``: the seconds a 429 asks to wait;
-        ``hang_s``: how long a ``timeout`` hangs before it drops the connection."""
+        ``hang_s``: how long a ``timeout`` hangs before it drops the connection; ``drip_s``: the pause between
+        two bytes of a ``drip``; ``echo_key``: a 401 names the key it refused (the request's Authorization)."""
         self.models = models
         self.api_key = api_key
         self.json_mode = json_mode
         self.prefix = prefix
         self.retry_after = retry_after
         self.hang_s = hang_s
+        self.drip_s = drip_s
+        self.echo_key = echo_key
+        self.dripping = 0  # responses being dripped now: a client that gave up closed its socket, ending one
+        self.drips: list[dict[str, float]] = []  # per dripped response: started, ended (time.monotonic()), bytes sent
         self.requests: list[dict[str, Any]] = []
         self._default_responder = responder
         self._closing = threading.Event()
@@ -80,6 +89,31 @@ class OpenAICompatibleServer:
                 if cut:
                     self.close_connection = True
 
+            def _drip(self, body: dict[str, Any]) -> None:
+                """Send a 200 with ``body`` one byte every ``drip_s``, status line and headers included, until it is
+                sent, the client hangs up or the server closes."""
+                data = json.dumps(body).encode()
+                raw = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                       .encode() + data)
+                record = {"started": time.monotonic(), "ended": 0.0, "sent": 0}
+                with server._lock:
+                    server.dripping += 1
+                    server.drips.append(record)
+                self.close_connection = True
+                try:
+                    for i in range(len(raw)):
+                        if server._closing.wait(server.drip_s):
+                            break
+                        self.wfile.write(raw[i:i + 1])
+                        self.wfile.flush()
+                        record["sent"] += 1
+                except OSError:  # the client hung up: a broken pipe or a reset
+                    pass
+                finally:
+                    record["ended"] = time.monotonic()
+                    with server._lock:
+                        server.dripping -= 1
+
             def _error(self, status: int, message: str, code: str) -> None:
                 self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}})
 
@@ -88,7 +122,9 @@ class OpenAICompatibleServer:
                     return True
                 if self.headers.get("Authorization") == f"Bearer {server.api_key}":
                     return True
-                self._error(401, "Incorrect API key provided.", "invalid_api_key")
+                given = self.headers.get("Authorization") or ""
+                echoed = f": {given} (key {given.removeprefix('Bearer ')})" if server.echo_key else ""
+                self._error(401, f"Incorrect API key provided{echoed}.", "invalid_api_key")
                 return False
 
             def do_GET(self) -> None:  # noqa: N802 - http.server naming
@@ -123,6 +159,11 @@ class OpenAICompatibleServer:
                     return self._send(500, {"error": {"message": "The server had an error while processing your request.",
                                                       "type": "server_error", "code": None}})
                 content = server.responder(role, messages)
+                if fault == "drip":
+                    return self._drip({"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion",
+                                       "created": int(time.time()), "model": body["model"],
+                                       "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                                    "finish_reason": "stop"}]})
                 if fault == "malformed_json":
                     content = content[: len(content) // 2]  # the model stopped half-way through its object
                 elif fault == "empty_reply":

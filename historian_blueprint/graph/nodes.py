@@ -1,6 +1,7 @@
 """Graph nodes: each takes the state (and config), returns only the fields it changes, reports progress.
 
-Nodes that need judgment ask their role of the run's engine (``roles``); they never ask which engine it is.
+Nodes that need judgment ask their role of the run's engine (``roles``); they never ask which engine it is. They
+ask it ``within`` the run's deadline: a model call ends by it (limits.py, llm/client.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import premise_summary
 from historian_blueprint.graph.progress import node
-from historian_blueprint.limits import Deadline
+from historian_blueprint.limits import Deadline, within
+from historian_blueprint.redaction import redact_text
 from historian_blueprint.graph.state import State
 
 
@@ -91,7 +93,8 @@ def route(state: State, config: RunnableConfig) -> dict[str, Any]:
 @node(lambda u: f"{len(u['sub_queries'])} queries" + (" (model failed: offline plan)" if u.get("llm_failures") else ""))
 def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
-    outcome = c.engine.planner.plan(task(state, c))
+    with within(c.deadline):
+        outcome = c.engine.planner.plan(task(state, c))
     return {"sub_queries": outcome.value, **failures(outcome)}
 
 
@@ -162,14 +165,16 @@ def expand(state: State, config: RunnableConfig) -> dict[str, Any]:
 @node(lambda u: f"{len(u['facts'])} evidence sentences" if "facts" in u else "skipped: the model composes from the passages")
 def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
-    facts = c.engine.composer.extract(task(state, c))
+    with within(c.deadline):
+        facts = c.engine.composer.extract(task(state, c))
     return {} if facts is None else {"facts": facts}
 
 
 @node(lambda u: "refusal" if u["draft"].refusal else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
 def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
-    outcome = c.engine.composer.compose(task(state, c), state.get("facts"))
+    with within(c.deadline):
+        outcome = c.engine.composer.compose(task(state, c), state.get("facts"))
     return {"draft": outcome.value, "compose_attempts": state.get("compose_attempts", 0) + 1, **failures(outcome)}
 
 
@@ -246,7 +251,8 @@ def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, An
 def _report(state: State, config: RunnableConfig, key: str, role: Callable[[Engine], Callable[..., Outcome]]) -> dict[str, Any]:
     """Ask a verifier role for its report on the grounded claims; store it under ``verification[key]``."""
     c = ctx(config)
-    outcome = role(c.engine)(task(state, c), state["draft"], state["claims"])
+    with within(c.deadline):
+        outcome = role(c.engine)(task(state, c), state["draft"], state["claims"])
     return {"verification": {key: outcome.value.model_dump()}, **failures(outcome)}
 
 
@@ -272,10 +278,11 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
     v = state["verification"]
     reports = Reports(ChallengeReport(**v["challenge"]), InterrogationReport(**v["interrogation"]), CounterReport(**v["counter"]))
-    outcome = c.engine.judge.judge(
-        task(state, c), state.get("draft"), state["claims"], reports,
-        revisions_left=state.get("revisions", 0) < c.max_revisions, failures=state.get("llm_failures", []),
-    )
+    with within(c.deadline):
+        outcome = c.engine.judge.judge(
+            task(state, c), state.get("draft"), state["claims"], reports,
+            revisions_left=state.get("revisions", 0) < c.max_revisions, failures=state.get("llm_failures", []),
+        )
     report = outcome.value.report
     update: dict[str, Any] = {"verification": {"judge": report.model_dump()}}
     if outcome.value.claims != state["claims"]:  # a quote the judge gave confirmed a claim: its claims and reports
@@ -331,7 +338,8 @@ def _short_list(state: State) -> str:
 @node(lambda u: f"revision {u['revisions']}: {len(u['draft'].citations)} findings kept")
 def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
-    outcome = c.engine.refiner.revise(task(state, c), state["draft"], state["claims"])
+    with within(c.deadline):
+        outcome = c.engine.refiner.revise(task(state, c), state["draft"], state["claims"])
     return {"draft": outcome.value, "revisions": state.get("revisions", 0) + 1, **failures(outcome)}
 
 
@@ -353,8 +361,8 @@ def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
         status = state.get("status", "human_review")
         answer, bullets, citations = draft.answer, draft.bullets, [c.model_dump() for c in draft.citations]
         confidence = state.get("confidence", 0.0)
-    if state.get("llm_failures"):
-        verification["model_failures"] = list(dict.fromkeys(state["llm_failures"]))
+    if state.get("llm_failures"):  # what failed, as the answer page shows it: never a key an endpoint echoed
+        verification["model_failures"] = list(dict.fromkeys(redact_text(f) for f in state["llm_failures"]))
     if draft is not None and draft.notes:
         verification["composer_notes"] = draft.notes
     claimed = draft.claims if draft is not None and not draft.refusal else []

@@ -14,6 +14,7 @@ from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from historian_blueprint.index.builder import IndexSettings, ReindexResult, reindex
+from historian_blueprint.redaction import redact_text
 from historian_blueprint.store import Store
 
 LOCK_ID = "reindex_lock"
@@ -128,8 +129,9 @@ def run(store: Store, job_id: str, index_dir: Path, settings: IndexSettings, emb
     except Exception as exc:
         store.jobs.update_one(
             {"_id": job_id},
-            {"$set": {"state": "failed", "finished_at": time.time(), "message": f"{type(exc).__name__}: {exc}",
-                      "traceback": traceback.format_exc(limit=8)}},
+            {"$set": {"state": "failed", "finished_at": time.time(),
+                      "message": redact_text(f"{type(exc).__name__}: {exc}"),
+                      "traceback": redact_text(traceback.format_exc(limit=8))}},
         )
         raise
     finally:

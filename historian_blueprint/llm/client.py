@@ -1,7 +1,9 @@
 """Calling one role's chat model: structured output, one re-prompt, retries with backoff, a response cache, usage.
 
 Everything that can go wrong ends in ``LLMError`` with a reason; the graph turns that into a fail-safe
-status, never into "verified".
+status, never into "verified". A call ends by its deadline: each request by the role's timeout or the run's
+deadline, whichever comes first (llm/transport.py enforces it on every read), and no retry starts without time
+to run before the run's deadline. A reason is redacted before anyone sees it: an endpoint's error may echo the key.
 """
 
 from __future__ import annotations
@@ -9,26 +11,35 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import json
+import logging
+import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any
 
+from historian_blueprint.limits import current_deadline
 from historian_blueprint.llm.parsing import ParseError, parse_as
+from historian_blueprint.llm.transport import deadline_client, ends_by
+from historian_blueprint.redaction import redact_known
 from historian_blueprint.settings import LLMSettings, RoleSettings
 
 T = TypeVar("T", bound=BaseModel)
 ModelFactory = Callable[[RoleSettings], Any]
+MIN_REQUEST_S = 0.5  # no request (a first try, a retry, a re-prompt) is sent with less left before the run's deadline
+
+log = logging.getLogger(__name__)
 
 
 class LLMError(RuntimeError):
     """A role could not produce a usable answer (unreachable, timed out, rate limited, unparseable)."""
 
     def __init__(self, role: str, reason: str, attempts: int = 0) -> None:
+        reason = redact_known(reason)  # what the run records and the pages show: never a key
         super().__init__(f"{role}: {reason}")
         self.role = role
         self.reason = reason
@@ -65,8 +76,9 @@ def retry_after(exc: BaseException) -> float | None:
         return None
 
 
-def describe(exc: BaseException) -> str:
-    """What went wrong, in words an admin can act on (the run records it)."""
+def describe(exc: BaseException, secrets: Iterable[str | None] = ()) -> str:
+    """What went wrong, in words an admin can act on (the run records it), with ``secrets`` (the configured keys)
+    and anything shaped like a credential masked before the text is cut (a cut key is no longer found)."""
     import openai
 
     if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
@@ -78,9 +90,9 @@ def describe(exc: BaseException) -> str:
         cause = exc.__cause__
         while isinstance(cause, openai.APIConnectionError) and cause.__cause__ is not None:
             cause = cause.__cause__
-        return f"connection failed ({type(cause).__name__}: {str(cause)[:200]})"
+        return f"connection failed ({type(cause).__name__}: {redact_known(str(cause), secrets)[:200]})"
     status = getattr(exc, "status_code", None)
-    return f"{type(exc).__name__}{f' {status}' if status else ''}: {str(exc)[:200]}"
+    return f"{type(exc).__name__}{f' {status}' if status else ''}: {redact_known(str(exc), secrets)[:200]}"
 
 
 class Usage:
@@ -169,6 +181,7 @@ def chat_openai(settings: LLMSettings) -> ModelFactory:
             model=role.model, base_url=role.base_url, api_key=role.api_key or "not-needed",
             temperature=role.temperature, max_tokens=role.max_tokens, timeout=role.timeout,
             max_retries=0,  # Historian retries itself, with the same policy for every server
+            http_client=deadline_client(),  # each call ends by its deadline, however slowly the server answers
         )
 
     return make
@@ -191,6 +204,9 @@ class LLMClient:
         self.sleep = sleep
         self._models: dict[str, Any] = {}
         self._guard = threading.Lock()
+        # the configured keys, masked wherever they stand in a failure's text (an endpoint may echo one back)
+        keys = [settings.api_key, *((opts or {}).get("api_key") for opts in settings.roles.values())]
+        self.secrets = tuple({str(k) for k in keys if k})
 
     def model(self, role: str) -> Any:
         with self._guard:
@@ -213,27 +229,48 @@ class LLMClient:
 
     def _invoke(self, role: str, runnable: Any, messages: list[BaseMessage]) -> tuple[AIMessage, Any, int]:
         """Invoke with bounded retries (tenacity) of transient failures, waiting ``BACKOFF_S × 2^attempt`` or the
-        server's Retry-After when longer (at most 30 s); return (message, parsed-or-None, retries)."""
+        server's Retry-After when longer (at most 30 s); return (message, parsed-or-None, retries).
+
+        Each request ends by the role's timeout or the run's deadline (``limits.within``), whichever comes first;
+        a request is sent only with ``MIN_REQUEST_S`` left before the run's deadline, after its wait."""
+        timeout = self.settings.role(role).timeout
+        run = current_deadline()
+        left = run.left if run is not None else lambda: math.inf
+
         def wait(state: RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
             return min(30.0, max(self.settings.backoff * 2 ** (state.attempt_number - 1), retry_after(exc) or 0.0))
 
-        retrying = Retrying(stop=stop_after_attempt(self.settings.max_retries + 1), wait=wait, sleep=self.sleep,
-                            retry=retry_if_exception(lambda exc: not isinstance(exc, LLMError) and is_retryable(exc)),
-                            reraise=True)
+        def out_of_time(state: RetryCallState) -> bool:
+            return left() - (state.upcoming_sleep or 0.0) < MIN_REQUEST_S
+
+        if left() < MIN_REQUEST_S:
+            raise self._failed(role, "not asked: the run reached its time limit (HISTORIAN_LIMITS_TIMEOUT_S)", 0)
+        retrying = Retrying(stop=stop_any(stop_after_attempt(self.settings.max_retries + 1), out_of_time), wait=wait,
+                            sleep=self.sleep, reraise=True,
+                            retry=retry_if_exception(lambda exc: not isinstance(exc, LLMError) and is_retryable(exc)))
         attempt = 0
         try:
             for attempt_state in retrying:
                 attempt = attempt_state.retry_state.attempt_number - 1
-                with attempt_state:
+                with attempt_state, ends_by(min(time.monotonic() + timeout, run.at if run is not None else math.inf)):
                     out = runnable.invoke(messages)
         except LLMError:
             raise
-        except Exception as exc:  # not transient, or no attempts left
-            raise LLMError(role, f"{describe(exc)}; {attempt + 1} attempt{'s' * bool(attempt)}", attempt + 1) from exc
+        except Exception as exc:  # not transient, no attempts left, or no time left for one
+            reason = describe(exc, self.secrets)
+            if reason == "timed out" and run is not None and run.passed():
+                reason += " at the run's time limit"
+            raise self._failed(role, f"{reason}; {attempt + 1} attempt{'s' * bool(attempt)}", attempt + 1) from exc
         if isinstance(out, dict):  # with_structured_output(include_raw=True)
             return out["raw"], out.get("parsed"), attempt
         return out, None, attempt
+
+    def _failed(self, role: str, reason: str, attempts: int = 0) -> LLMError:
+        """The error a role gives up with, its reason redacted (the configured keys too), and logged."""
+        error = LLMError(role, redact_known(reason, self.secrets), attempts)
+        log.warning("model role %s failed: %s", role, error.reason)
+        return error
 
     def structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
         """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise LLMError."""
@@ -242,7 +279,7 @@ class LLMClient:
         except LLMError:
             raise
         except Exception as exc:  # anything unexpected is this role failing, handled fail-safe by the graph
-            raise LLMError(role, f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+            raise self._failed(role, f"{type(exc).__name__}: {redact_known(str(exc), self.secrets)[:200]}") from exc
 
     def _structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
         role_settings = self.settings.role(role)
@@ -283,4 +320,4 @@ class LLMClient:
             self.cache.put(key, value.model_dump_json())
             return value
         usage.failed(role, role_settings.model)
-        raise LLMError(role, f"unparseable output after a re-prompt ({error})")
+        raise self._failed(role, f"unparseable output after a re-prompt ({error})")

@@ -12,8 +12,9 @@ from typing import Any
 from historian_blueprint import history
 from historian_blueprint.app import get_services, get_settings, get_store
 from historian_blueprint.index import service
-from historian_blueprint.limits import Deadline
+from historian_blueprint.limits import Deadline, within
 from historian_blueprint.mapping.graph import MapContext, iter_map
+from historian_blueprint.redaction import redact_text
 from historian_blueprint.settings import MapSettings, read
 
 
@@ -58,7 +59,8 @@ def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | 
     stored with kind "map"."""
     events: list[dict[str, Any]] = []
     context = context or make_map_context()
-    context = replace(context, deadline=context.deadline or Deadline(get_settings().limits_timeout_s))  # from now
+    deadline = context.deadline or Deadline(get_settings().limits_timeout_s)  # from now
+    context = replace(context, deadline=deadline, mapper=bounded(context.mapper, deadline))
     run_id = uuid.uuid4().hex
     output: dict[str, Any] = {}
     listening = True  # a map whose progress stops being read is finished (within its time limit) and stored
@@ -73,13 +75,27 @@ def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | 
                 except GeneratorExit:
                     listening = False
     output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
-                               "index_generation": service.generation()})
+                               "index_generation": service.generation(),
+                               # a failure's text as the map's page shows it: never a key an endpoint echoed
+                               "failures": [redact_text(f) for f in output["metadata"].get("failures", [])]})
     history.record_run(get_store(), {
         "_id": run_id, "kind": "map", "question": output["topic"], "topic": output["topic"], "user_id": user_id,
         "created_at": time.time(), "output": output, "trace": events, "engine": output["metadata"]["engine"],
     })
     if listening:
         yield {"event": "done", "run_id": run_id, "output": output}
+
+
+def bounded(mapper: Callable[..., Any] | None, deadline: Deadline) -> Callable[..., Any] | None:
+    """The mapper with its model calls ending by the map's deadline (None stays None: the offline reading)."""
+    if mapper is None:
+        return None
+
+    def read(*args: Any) -> Any:
+        with within(deadline):
+            return mapper(*args)
+
+    return read
 
 
 def map_topic(topic: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,

@@ -13,6 +13,7 @@ from historian_blueprint.app import get_settings, get_state
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.serving import SERVER_ERRORS
+from historian_blueprint.store import STORE_ERRORS, store_problem
 from historian_blueprint.web import admin, api, auth, headers, maps, research, views
 from historian_blueprint.web.bodies import BodyGuard
 from historian_blueprint.web.common import ERROR_CODES, Problem, problem_response, server_reply
@@ -136,9 +137,14 @@ def build_blueprint() -> Blueprint:
 
     @bp.errorhandler(Exception)
     def server_error(exc: Exception):
-        """A failure inside Historian: logged with its traceback, answered without one."""
+        """A failure inside Historian: logged with its traceback, answered without one; a store that cannot be read
+        or written is a 503 that says so ("the database cannot be written (disk full?)")."""
         current_app.logger.exception("Historian failed on %s %s", request.method, request.path)
+        if isinstance(exc, STORE_ERRORS):
+            return problem_response(Problem(503, "store_failing", store_problem(exc)))
         message = f"Historian failed ({type(exc).__name__}); the error is in the server log"
+        if request.accept_mimetypes.best == "text/event-stream":
+            return problem_response(Problem(500, "internal_error", message))
         if "/api/" in request.path:
             return jsonify(error={"code": "internal_error", "message": message}), 500
         return render_template("historian/error.html", title="Historian failed", message=message), 500

@@ -15,8 +15,9 @@ from flask import Response, current_app, jsonify, render_template, request, stre
 from historian_blueprint import history
 from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.config import Settings
-from historian_blueprint.index.service import IndexMismatch, IndexNotBuilt
+from historian_blueprint.index.service import IndexDamaged, IndexMismatch, IndexNotBuilt
 from historian_blueprint.limits import Busy, Slots
+from historian_blueprint.store import STORE_ERRORS, store_problem
 from historian_blueprint.web.auth import current_identity
 from historian_blueprint.web.headers import headers_for
 
@@ -76,22 +77,44 @@ def running(kind: str) -> Iterator[None]:
         slots.give_back(token)
 
 
-def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
-    """``make()``'s events with a run slot taken now (429 before any event when none is free) and given back
-    when the run ends, however the stream is left."""
-    slots, token = _take(kind)
+class _HeldEvents:
+    """``make()``'s events while they hold a run slot: the slot is given back when they end or are closed, also when
+    they are closed before the first event (a generator that never started runs no ``finally``)."""
 
-    def events() -> Iterator[dict[str, Any]]:
+    def __init__(self, slots: Slots, token: str, make: Callable[[], Iterator[dict[str, Any]]]) -> None:
+        self._slots, self._token, self._make = slots, token, make
+        self._events: Iterator[dict[str, Any]] | None = None
+
+    def _run(self) -> Iterator[dict[str, Any]]:
         try:
-            inner = make()
+            inner = self._make()
             try:
                 yield from inner
             finally:
                 inner.close()
         finally:
-            slots.give_back(token)
+            self._slots.give_back(self._token)
 
-    return events()
+    def __iter__(self) -> _HeldEvents:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        if self._events is None:
+            self._events = self._run()
+        return next(self._events)
+
+    def close(self) -> None:
+        if self._events is not None:
+            self._events.close()
+        else:
+            self._slots.give_back(self._token)
+
+
+def running_events(kind: str, make: Callable[[], Iterator[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+    """``make()``'s events with a run slot taken now (429 before any event when none is free) and given back
+    when the run ends, however the stream is left."""
+    slots, token = _take(kind)
+    return _HeldEvents(slots, token, make)
 
 
 def _runner() -> str:
@@ -101,8 +124,16 @@ def _runner() -> str:
     return name if name != "anonymous" else f"anonymous@{request.remote_addr or '?'}"
 
 
+def error_event(message: str, code: str = "error") -> str:
+    """A progress stream's ``error`` event (the page shows its message)."""
+    return f"event: error\ndata: {json.dumps({'code': code, 'message': message})}\n\n"
+
+
 def problem_response(exc: Problem) -> Any:
-    """A problem as the asker reads it: JSON under /api/ or for a JSON request, else Historian's error page."""
+    """A problem as the asker reads it: JSON under /api/ or for a JSON request, an ``error`` event for a progress
+    stream that never started, else Historian's error page."""
+    if request.accept_mimetypes.best == "text/event-stream":
+        return Response(error_event(exc.message, exc.code), exc.status, exc.headers, mimetype="text/event-stream")
     if "/api/" in request.path or request.is_json or request.accept_mimetypes.best == "application/json":
         return jsonify(error={"code": exc.code, "message": exc.message}), exc.status, exc.headers
     return render_template("historian/error.html", title="Historian", message=exc.message), exc.status, exc.headers
@@ -110,9 +141,12 @@ def problem_response(exc: Problem) -> Any:
 
 @contextmanager
 def index_problems() -> Iterator[None]:
-    """The index's errors as problems: none built yet (503, with what to do), built with another model (409)."""
+    """The index's errors as problems: damaged (503, naming the file and the rebuild), none built yet (503, with what
+    to do), built with another model (409)."""
     try:
         yield
+    except IndexDamaged as exc:
+        raise Problem(503, "index_damaged", str(exc)) from None
     except IndexNotBuilt as exc:
         raise Problem(503, "index_not_built", str(exc)) from None
     except IndexMismatch as exc:
@@ -178,10 +212,13 @@ def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]
                 else:
                     yield f"event: node\ndata: {json.dumps(event)}\n\n"
         except (IndexNotBuilt, IndexMismatch) as exc:
-            yield f"event: error\ndata: {json.dumps({'message': str(exc)})}\n\n"
+            yield error_event(str(exc), "index")
+        except STORE_ERRORS as exc:
+            current_app.logger.exception("%s failed", what)
+            yield error_event(store_problem(exc), "store_failing")
         except Exception as exc:  # noqa: BLE001
             current_app.logger.exception("%s failed", what)
-            yield f"event: error\ndata: {json.dumps({'message': f'Historian failed: {type(exc).__name__}'})}\n\n"
+            yield error_event(f"Historian failed: {type(exc).__name__}")
         finally:  # the asker left: the run goes on to its end (or its time limit) and is stored, by design
             close = getattr(events, "close", None)
             if close is not None:
