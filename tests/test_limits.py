@@ -111,11 +111,12 @@ def test_a_stream_closed_before_its_first_event_gives_its_slot_back(indexed):
     from historian_blueprint.web.common import running_events
 
     started = []
-    with indexed.test_request_context("/historian/ask/stream", method="POST"):
+    with indexed.test_request_context("/historian/ask/stream", method="POST", environ_base={"REMOTE_ADDR": "10.9.8.7"}):
+        mine = {"user_id": "anonymous@10.9.8.7"}
         events = running_events("ask", lambda: started.append(1) or iter([{"event": "done"}]))
-        assert get_store().collection("active").count_documents({}) == 1
+        assert get_store().collection("active").count_documents(mine) == 1
         events.close()  # the server dropped the response before reading it (the asker left at once)
-        assert get_store().collection("active").count_documents({}) == 0 and not started
+        assert get_store().collection("active").count_documents(mine) == 0 and not started
 
 
 def test_a_run_stored_without_its_summary_is_filed_at_start_up(tmp_path):

@@ -126,3 +126,23 @@ def test_markdown_report_has_every_claim_whole_and_no_internal_ids(client):
 def test_an_unknown_export_format_is_a_clear_404(client):
     response = client.get("/historian/runs/run-abcdef123456/export.docx")
     assert response.status_code == 404 and "bib" in response.get_data(as_text=True)
+
+
+def test_each_format_escapes_a_hostile_value_its_own_way():
+    """The escaping each format gives a value that would break out of its field (tests/test_export_hostile.py reads
+    every field back with each format's reader): BibTeX's TeX escapes with balanced braces, a URL percent-encoded,
+    RIS and Chicago on one line, Markdown's opening marker escaped."""
+    from historian_blueprint.graph.export import to_markdown
+    from historian_blueprint.graph.references import Reference, bibtex, chicago, ris
+
+    ref = Reference(source_id="d1", title="a}b {c} \\input{x}\n@misc{y,", authors=["=Smith, J.\nER  - TY"], year=1893,
+                    url="https://example.org/w}b{;x")
+    bib = bibtex([ref])
+    assert r"title = {{a\textbraceright{}b \{c\} \textbackslash{}input\{x\} @misc\textbraceleft{}y,}}" in bib
+    assert "url = {https://example.org/w%7Db%7B;x}" in bib and bib.count("\n@") == 0
+    assert "UR  - https://example.org/w%7Db%7B%3Bx\n" in ris([ref]) and "\nAU  - =Smith, J. ER - TY\n" in ris([ref])
+    assert "\n'=Smith, J. ER - TY. “a}b {c} \\input{x} @misc{y,.” 1893." in chicago([ref], [{"id": 1, "source_id": "d1"}])
+    output = {"answer": "- not a list", "bullets": [], "citations": [], "confidence": 0.5, "status": "flagged",
+              "claims": []}
+    md = to_markdown(output, references=["= 1+1"])
+    assert "\n\\- not a list\n" in md and "\n\\= 1+1\n" in md

@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Literal, NamedTuple
+from urllib.parse import quote
 
 from historian_blueprint.schema import OUTCOME_LABELS, outcome_group
 from historian_blueprint.text.labels import source_label
@@ -117,7 +118,8 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
     """A readable report: the answer, its standing in plain words, findings, sources (with who, what, when and
     where), every claim whole with its outcome and evidence, the four reports' summaries, and the references
     (``references``: bibliography entries, e.g. Chicago's). No run ids, offsets or field names. Every field that came
-    from a document or a user is written as text (``md_escape``): no raw HTML, no links it did not make."""
+    from a document or a user is written as text (``md_escape``): no raw HTML, no links it did not make, no line that
+    its metadata opens as a list, a heading or a formula."""
     e = md_escape
     labels = labels or {}
     words = status_words(output)
@@ -220,9 +222,15 @@ def _claim_text(claims: dict[int, dict[str, Any]], claim_id: int) -> str:
 REPORT_ROLES = (("challenge", "Challenger"), ("interrogation", "Interrogator"), ("counter", "Counter-arguer"), ("judge", "Judge"))
 
 
+# Characters a URL may carry as they are: RFC 3986's unreserved and reserved ones, "%" (its own escapes) and letters
+# and digits of any script. Anything else ({ } \ | ^ ` " < > and the like) is percent-encoded.
+_URL_UNSAFE = re.compile(r"[^\w\-.~:/?#\[\]@!$&'()*+,;=%]")
+
+
 def safe_url(url: Any) -> str | None:
-    """The URL when it is plain http(s) with nothing that could break out of the line; None otherwise
-    (``javascript:``, ``data:``, a URL with spaces or control characters)."""
-    if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", url.strip(), re.I):
+    """The URL when it is plain http(s) on one line, with every character that is not a URL character (braces,
+    backslashes, double quotes, angle brackets) percent-encoded; None otherwise (``javascript:``, ``data:``, a URL with
+    spaces or control characters). Nothing in it can close a BibTeX field or open markup in any export."""
+    if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s\x00-\x1f\x7f]+", url.strip(), re.I):
         return None
-    return url.strip()
+    return _URL_UNSAFE.sub(lambda m: quote(m.group(), safe=""), url.strip())

@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any
 
 from historian_blueprint.graph.export import safe_url
+from historian_blueprint.text.markdown import one_line
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
@@ -40,22 +41,27 @@ class Reference:
     url: str | None = None
     locators: list[str] = field(default_factory=list)  # the cited places in it, in citation order
 
+    def __post_init__(self) -> None:
+        self.url = safe_url(self.url)  # every format writes it as it is: plain http(s), percent-encoded, or none
+
     @property
     def key(self) -> str:
         """A BibTeX key: first author's (or interviewee's, or the title's) first word, the year, the id's tail."""
         who = (self.authors[0] if self.authors and not corporate(self.authors[0]) else self.interviewee) or self.title
         name = re.sub(r"[^a-z]", "", (who.split(",")[0].split() or ["x"])[-1].lower()) or "doc"
         tail = re.sub(r"[^a-z0-9]", "", self.source_id.lower())[-6:]
-        return f"{name}{self.year or 'nd'}{tail}"
+        return f"{name}{abs(self.year) if self.year else 'nd'}{tail}"  # letters and digits only: "-44" gives 44
 
     @property
     def date_parts(self) -> list[int] | None:
         """[year, month, day] as far as the date gives them (a range such as "1936-1938" gives its year)."""
-        if self.date and re.fullmatch(r"\d{4}-\d{2}-\d{2}", self.date):
-            d = date.fromisoformat(self.date)
-            return [d.year, d.month, d.day]
-        if self.date and re.fullmatch(r"\d{4}-\d{2}", self.date):
-            return [int(self.date[:4]), int(self.date[5:])]
+        m = re.fullmatch(r"([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?", self.date or "")
+        try:  # a date that is no calendar date ("1893-13-45") gives its year, as a range does
+            d = date(int(m[1]), int(m[2]), int(m[3] or 1)) if m else None
+        except ValueError:
+            d = None
+        if m and d:
+            return [d.year, d.month, d.day][: 3 if m[3] else 2]
         return [self.year] if self.year else None
 
     def date_text(self, sep: str) -> str:
@@ -92,8 +98,15 @@ def corporate(name: str) -> bool:
 
 
 def _clean(value: Any) -> str | None:
-    text = " ".join(str(value).split()) if value is not None else ""
-    return text or None
+    return (one_line(value) if value is not None else "") or None
+
+
+def _year(value: Any) -> int | None:
+    """A year as a number: an int, or a string of one to four digits ("1893"); anything else is no year."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value or "").strip()
+    return int(text) if re.fullmatch(r"[0-9]{1,4}", text) else None
 
 
 def references(citations: list[dict[str, Any]], get_document: Callable[[str], Any] | None = None) -> list[Reference]:
@@ -107,24 +120,39 @@ def references(citations: list[dict[str, Any]], get_document: Callable[[str], An
             extra = (doc.extra if doc is not None else None) or {}
             author = _clean((doc.author if doc else None) or c.get("author"))
             out[sid] = Reference(
-                source_id=sid, title=_clean((doc.title if doc else None) or c.get("title")) or sid,
+                source_id=sid, title=_clean((doc.title if doc else None) or c.get("title")) or _clean(sid) or sid,
                 authors=[author] if author else [], interviewee=_clean(extra.get("interviewee")),
-                date=_clean(doc.date if doc else None), year=(doc.year if doc else None) or c.get("year"),
+                date=_clean(doc.date if doc else None), year=_year((doc.year if doc else None) or c.get("year")),
                 collection=_clean(doc.collection if doc else None), doc_type=_clean(extra.get("doc_type")),
-                place=_clean(extra.get("place")), url=safe_url((doc.url if doc else None) or c.get("url")),
+                place=_clean(extra.get("place")), url=(doc.url if doc else None) or c.get("url"),
             )
-        if c.get("locator"):
-            out[sid].locators.append(" ".join(str(c["locator"]).split()))
+        if locator := one_line(c.get("locator") or ""):
+            out[sid].locators.append(locator)
     return list(out.values())
 
 
 # ----------------------------------------------------------------------------- BibTeX
-_BIB_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_BIB_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LONE_BRACE = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+_AND = re.compile(r"\band\b", re.I)  # BibTeX's separator between names: a name with it is braced whole
 
 
 def _bib(text: str) -> str:
-    return "".join(_BIB_SPECIAL.get(ch, ch) for ch in text)
+    """A field's text as BibTeX's LaTeX, on one line: TeX's specials escaped (``\\`` as ``\\textbackslash{}``, so
+    no value runs a command), a brace as ``\\{``/``\\}`` where it pairs with another and as ``\\textbraceleft{}``/
+    ``\\textbraceright{}`` where it does not (BibTeX counts an escaped brace too): the braces always balance, and a
+    value closes neither its field nor its entry. An ``@`` stays: inside a field's braces, on a line that is not its
+    own, no reader takes it for an entry."""
+    text = one_line(text)
+    paired, opened = set(), []
+    for i, ch in enumerate(text):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}" and opened:
+            paired.update((opened.pop(), i))
+    return "".join(("\\" + ch if i in paired else _LONE_BRACE[ch]) if ch in "{}" else _BIB_SPECIAL.get(ch, ch)
+                   for i, ch in enumerate(text))
 
 
 def bibtex(refs: list[Reference]) -> str:
@@ -135,10 +163,11 @@ def bibtex(refs: list[Reference]) -> str:
         while key in keys:
             key += "a"
         keys.add(key)
-        authors = " and ".join(f"{{{_bib(a)}}}" if corporate(a) else _bib(a) for a in r.authors)
+        authors = " and ".join(f"{{{_bib(a)}}}" if corporate(a) or _AND.search(a) else _bib(a) for a in r.authors)
         fields = [("title", f"{{{_bib(r.title)}}}"), ("author", authors)]
         if r.date_parts:
             fields += [("date", r.date_text("-")), ("year", str(r.date_parts[0]))]
+        # the url as safe_url gave it: no brace, backslash or space (percent-encoded), verbatim for biblatex
         fields += [("howpublished", _bib(r.collection or "")), ("url", r.url or ""), ("note", _bib(r.full_note))]
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
         entries.append(f"@misc{{{key},\n{body}\n}}\n")
@@ -147,6 +176,12 @@ def bibtex(refs: list[Reference]) -> str:
 
 # ----------------------------------------------------------------------------- RIS
 _RIS_TYPE = {"article-newspaper": "NEWS", "interview": "GEN", "speech": "GEN", "document": "GEN"}
+
+
+def _ris(tag: str, value: str) -> str:
+    """One tag line: the value on one line, so that it can start no tag line of its own ("ER  - " in a title is
+    text). A URL's ";" is percent-encoded: readers split UR on it, between URLs."""
+    return f"{tag}  - {one_line(value.replace(';', '%3B') if tag == 'UR' else value)}"
 
 
 def ris(refs: list[Reference]) -> str:
@@ -166,7 +201,7 @@ def ris(refs: list[Reference]) -> str:
         if r.url:
             lines.append(("UR", r.url))
         lines.append(("N1", r.full_note))
-        out.append("\n".join(f"{tag}  - {value}" for tag, value in lines) + "\nER  - \n")
+        out.append("\n".join(_ris(tag, value) for tag, value in lines) + "\nER  - \n")
     return "\n".join(out)
 
 
@@ -243,7 +278,7 @@ def chicago_bibliography_entry(r: Reference) -> str:
         parts.append(f"Interview with {r.interviewee}.")
     if r.place:
         parts.append(f"{r.place},")
-    parts.append(f"{_long_date(r)}.")
+    parts.append(f"{_long_date(r).rstrip('.')}.")  # "n.d.", not "n.d.."
     if r.collection:
         parts.append(f"{r.collection}.")
     parts.append(f"Historian collection, {r.source_id}.")
@@ -261,23 +296,28 @@ def chicago(refs: list[Reference], citations: list[dict[str, Any]]) -> str:
         r = by_id.get(str(c["source_id"]))
         if r is None:
             continue
-        locator = " ".join(str(c.get("locator") or "").split()) or None
+        locator = one_line(c.get("locator") or "") or None
         if r.source_id in seen:
             who = r.authors[0].split()[-1] + ", " if r.authors and not corporate(r.authors[0]) else ""
             tail = f",” {locator}." if locator else ".”"
-            notes.append(f"{c['id']}. {who}“{_short_title(r.title)}{tail}")
+            notes.append(inert(f"{c['id']}. {who}“{_short_title(r.title)}{tail}"))
         else:
-            notes.append(f"{c['id']}. {chicago_note(r, locator)}")
+            notes.append(inert(f"{c['id']}. {chicago_note(r, locator)}"))
             seen.add(r.source_id)
     entries = sorted(refs, key=lambda r: (_inverted(r.authors[0]) if r.authors else r.title).lower())
     return ("Notes\n\n" + "\n".join(notes) + "\n\nBibliography\n\n"
             + "\n".join(inert(chicago_bibliography_entry(r)) for r in entries) + "\n" if refs else "")
 
 
+_OPENERS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def inert(line: str) -> str:
-    """A line a spreadsheet will not run: one opening with = + - @ (or a tab or carriage return) gets a leading
-    apostrophe, as OWASP advises against formula injection (a document titled "=HYPERLINK(...)")."""
-    return "'" + line if line[:1] in ("=", "+", "-", "@", "\t", "\r") else line
+    """A line of plain text that stays one line and that a spreadsheet will not run: the line on one line
+    (``one_line``: no value can start a line of its own), and a leading apostrophe when it opens with = + - @ (or a
+    tab or carriage return), as OWASP advises against formula injection (a document titled "=HYPERLINK(...)")."""
+    text = one_line(line)
+    return "'" + text if line[:1] in _OPENERS or text[:1] in _OPENERS else text
 
 
 def _short_title(title: str) -> str:
