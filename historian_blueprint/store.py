@@ -32,6 +32,8 @@ def _store_errors() -> tuple[type[BaseException], ...]:
 STORE_ERRORS = _store_errors()  # what a failing store raises: the embedded store's SQLite, or a MongoDB server's
 UNWRITABLE = "the database cannot be written (disk full?)"
 PROBED = ("meta", "runs", "jobs", "active", "history", "history_journal")  # Historian's collections health reads
+PROBE_WRITE_EVERY_S = 10.0  # how often health's probe record is written, at most, once one write worked
+_probe_written: dict[str, float] = {}  # per database and prefix: when this process's probe last wrote
 
 
 def store_problem(exc: BaseException) -> str:
@@ -272,11 +274,16 @@ class Store:
 
     def probe(self) -> str | None:
         """Read each of Historian's collections and write one record: None when all work, else what fails (a
-        health check's question: can runs be stored, reindex jobs recorded, history listed)."""
+        health check's question: can runs be stored, reindex jobs recorded, history listed). The write is made at
+        most once every PROBE_WRITE_EVERY_S per process after one that worked (a flood of health checks does not
+        queue the real writes behind its own); a failed one is tried again at the next check."""
         try:
             for name in PROBED:
                 self.collection(name).find_one({}, {"_id": 1})
-            self.meta.replace_one({"_id": "health"}, {"_id": "health", "at": time.time()}, upsert=True)
+            key = f"{getattr(self.database, 'name', '')}/{self.prefix}"
+            if time.monotonic() - _probe_written.get(key, -PROBE_WRITE_EVERY_S) >= PROBE_WRITE_EVERY_S:
+                self.meta.replace_one({"_id": "health"}, {"_id": "health", "at": time.time()}, upsert=True)
+                _probe_written[key] = time.monotonic()
         except STORE_ERRORS as exc:
             return store_problem(exc)
         return None

@@ -211,7 +211,10 @@ class FullDisk:
 
 
 def test_a_full_disk_is_said_by_health_the_pages_and_the_stream(home, monkeypatch):
+    from historian_blueprint import store
     from historian_blueprint.store import Store
+
+    monkeypatch.setattr(store, "PROBE_WRITE_EVERY_S", 0.0)  # every check writes (a serving process: every 10 s)
 
     app = _app(home)
     client = login(app.test_client(), "alice", "alice-pw")
@@ -246,3 +249,91 @@ def test_a_damaged_store_collection_makes_health_unhealthy(home):
         path.write_bytes(b"not a database" * 100)
     health = app.test_client().get("/historian/api/health")
     assert health.status_code == 503 and health.json["status"] == "store_failing", health.json
+
+
+@pytest.mark.parametrize("case", ["manifest.json garbage", "documents.json deleted"])
+def test_a_full_rebuild_and_a_retry_of_failed_documents_mend_a_damaged_generation(home, case):
+    """The remedy the damage names works on every damage, and a retry of some documents never publishes only them."""
+    from historian_blueprint.app import get_settings, get_store
+    from historian_blueprint.index import service
+    from historian_blueprint.index.builder import reindex
+    from historian_blueprint.settings import IndexSettings, read
+
+    name, damage = DAMAGE[case]
+    newest, _ = _numbers(home)
+    damage(_generation(home, newest) / name)
+    app = _app(home)
+    with app.app_context():
+        documents = get_store().count_documents()
+        job_id = service.start_reindex(background=False, full=True)
+        service.run_claimed(job_id)
+        assert get_store().jobs.find_one({"_id": job_id})["state"] == "succeeded"
+        damage(_generation(home, newest + 1) / name)
+        one = get_store().documents.find_one({})["_id"]
+        result = reindex(get_store(), service.index_dir(), read(IndexSettings, get_settings()),
+                         embedder=service.embedder(), only={one})  # a retry of one failed document
+        assert result.counts["documents"] == documents
+        assert service.get_index().extent["documents"] == documents  # every document, not the retried one alone
+
+
+def test_a_build_keeps_the_last_good_generation_until_the_new_one_serves(home, monkeypatch):
+    from historian_blueprint.index import builder, service
+
+    newest, previous = _numbers(home)
+    shuffle_texts(_generation(home, newest) / "chunks.jsonl")
+    app = _app(home)
+    client = login(app.test_client(), "alice", "alice-pw")
+    seen = []
+    writing = builder.gen.write_generation
+
+    def watched(*args, **kwargs):  # while the new generation is written, the fallback still serves
+        seen.append(client.get("/historian/api/retrieve?q=the+president").json.get("generation"))
+        return writing(*args, **kwargs)
+
+    monkeypatch.setattr(builder.gen, "write_generation", watched)
+    with app.app_context():
+        service.holder().check_every_s = 0.0
+        job_id = service.start_reindex(background=False)
+        service.run_claimed(job_id)
+    assert seen == [previous]
+
+
+def test_an_unreadable_file_or_an_odd_manifest_is_damage_not_a_failure(home, monkeypatch):
+    from historian_blueprint.index import generation as gen
+
+    directory = _generation(home, _numbers(home)[0])
+    manifest = gen.read_manifest(directory)
+    original = gen.digest
+
+    def failing(path):
+        if path.name == "vectors.npy":
+            raise OSError(5, "Input/output error")
+        return original(path)
+
+    monkeypatch.setattr(gen, "digest", failing)
+    assert [(d.file, d.problem) for d in gen.check(directory, full=True)] == [("vectors.npy", "cannot be read (OSError)")]
+    monkeypatch.setattr(gen, "digest", original)
+    (directory / "manifest.json").write_text(json.dumps({**manifest, "files": {**manifest["files"], "chunks.jsonl": 123}}))
+    assert [d.file for d in gen.check(directory, full=True)] == ["manifest.json"]
+    app = _app(home)
+    client = login(app.test_client(), "alice", "alice-pw")
+    assert client.get("/historian/api/retrieve?q=the+president").json["generation"] == _numbers(home)[1]
+    assert client.get("/historian/api/health").json["status"] == "index_damaged"
+
+
+def test_another_format_asks_for_a_rebuild_without_hashing_each_request(home, monkeypatch):
+    from historian_blueprint.index import generation as gen
+
+    directory = _generation(home, _numbers(home)[0])
+    manifest = gen.read_manifest(directory)
+    (directory / "manifest.json").write_text(json.dumps({**manifest, "format": gen.FORMAT + 1}))
+    hashed = []
+    original = gen.digest
+    monkeypatch.setattr(gen, "digest", lambda path: hashed.append(path) or original(path))
+    app = _app(home)
+    client = login(app.test_client(), "alice", "alice-pw")
+    for _ in range(3):
+        assert client.get("/historian/api/retrieve?q=the+president").status_code == 409
+    health = client.get("/historian/api/health")
+    assert health.status_code == 503 and health.json["status"] == "index_mismatch"
+    assert not hashed

@@ -196,6 +196,25 @@ def test_a_turn_is_one_checked_attempt_from_the_address_it_was_given_to(tmp_path
     assert _from(guesser, "10.0.7.2", "alice", "guess").status_code == 429  # once
 
 
+def test_a_turn_gives_an_address_that_has_guessed_wrong_no_extra_guess(tmp_path, demo_users, monkeypatch):
+    """Turns are for an owner arriving: many guessing addresses holding turns get no more checked guesses than the
+    name's pace gives them."""
+    app, clock = _throttle_app(tmp_path, monkeypatch)
+    for i in range(10):  # the name's step is now 4 s
+        assert _from(app.test_client(), f"10.0.9.{i}", "alice", "guess").status_code == 401
+        clock[0] += 4
+    guessers = [app.test_client() for _ in range(8)]
+    for n, guesser in enumerate(guessers):  # each has guessed wrong from its own address once already
+        assert _from(guesser, f"10.1.0.{n}", "alice", "guess").status_code in (401, 429)
+        clock[0] += 4
+    clock[0] += 0.5
+    for n, guesser in enumerate(guessers):  # each refused now, so each holds a turn
+        _from(guesser, f"10.1.0.{n}", "alice", "guess")
+    clock[0] += 4
+    checked = sum(_from(g, f"10.1.0.{n}", "alice", "guess").status_code == 401 for n, g in enumerate(guessers))
+    assert checked <= 1  # one step passed: at most one checked guess, turns or not
+
+
 def test_two_workers_reading_the_same_time_take_one_turn(tmp_path, demo_users, monkeypatch):
     """Without a shared lock (a real MongoDB), the name's time moves only if it is still the time read."""
     from contextlib import nullcontext

@@ -128,7 +128,9 @@ class LoginThrottle:
                 return self._limited("Too many failed logins for this user.", recent[pair_key], self.per_pair, now)
             not_before = records[user_key].get("not_before")
             step = self.delay(len(recent[user_key]) + 1)  # this attempt counted: the wait it sets for the next
-            if turn is not None and turn <= now < turn + self.window_s and all(t < turn for t in recent[pair_key]):
+            # a turn is honoured only for an address with no recent failure on the name (the owner arriving): a
+            # guessing address has failures of its own, so turns give it no checked guess beyond the name's pace
+            if turn is not None and turn <= now < turn + self.window_s and not recent[pair_key]:
                 if step:  # the caller's turn, not used yet: checked, and the name's time moves on from it
                     self.collection.update_one({"_id": user_key}, {"$max": {"not_before": now + step}}, upsert=True)
             elif now < (not_before or 0.0):

@@ -164,15 +164,25 @@ def reindex(
     old_dir = gen.generation_dir(index_dir, current["generation"]) if current else None
     old_docs: dict[str, dict[str, Any]] = {}
     old_manifest: dict[str, Any] | None = None
-    damage = gen.check(old_dir, full=True) if old_dir is not None and old_dir.exists() and not full else []
+    # checked whole once per build: what an incremental build takes over, and whose readings `publish` reuses
+    old_ok = old_dir is not None and old_dir.exists()
+    damage = gen.check(old_dir, full=True) if old_ok else []
     if damage:  # nothing is taken over from a damaged generation: every document is read and embedded afresh
         log.warning("Historian: generation %s is damaged (%s): building a whole new one", current["generation"],
                     "; ".join(map(str, damage)))
-    if old_dir is not None and old_dir.exists() and not damage:
-        old_manifest = gen.read_manifest(old_dir)
-        if old_manifest.get("format") == gen.FORMAT and old_manifest["model"]["name"] == embedder.name \
-                and old_manifest.get("dense", True):  # a words-only generation has no vectors to keep
-            old_docs = gen.read_documents(old_dir)
+        old_ok = False
+    if old_ok and not full:
+        try:
+            old_manifest = gen.read_manifest(old_dir)
+            if old_manifest.get("format") == gen.FORMAT and old_manifest["model"]["name"] == embedder.name \
+                    and old_manifest.get("dense", True):  # a words-only generation has no vectors to keep
+                old_docs = gen.read_documents(old_dir)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # unreadable though unchanged
+            log.warning("Historian: generation %s cannot be read (%s): building a whole new one", current["generation"],
+                        type(exc).__name__)
+            old_manifest, old_docs, old_ok = None, {}, False
+    if only is not None and not old_docs:  # nothing to keep the other documents from: build them all, rather than
+        only = None                         # publish a generation of the retried documents alone
     if full:
         old_docs = {}
 
@@ -311,7 +321,8 @@ def reindex(
     counts["embedded_chunks"] = embedded
     counts["resumed_chunks"] = resumed
     counts["failed"] = len(errors)
-    number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts)
+    number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
+                             previous_ok=old_ok)
     counts["chunks"] = chunks
     checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
@@ -325,7 +336,7 @@ def reindex(
 
 def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
             docs: dict[str, Document], hashes: dict[str, str], pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
-            counts: dict[str, int]) -> tuple[int, int]:
+            counts: dict[str, int], previous_ok: bool = False) -> tuple[int, int]:
     """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
     with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
     made), by words only (BM25; the manifest says ``"dense": false``). Return its number and its chunk count."""
@@ -348,7 +359,8 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     bm25 = BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows_all.source_ids, rows_all.texts)])
     number = (current["generation"] if current else 0) + 1
     final_dir = gen.generation_dir(index_dir, number)
-    gen.prune(index_dir, keep={current["generation"]} if current else set())
+    serving = current["generation"] if current else 0  # kept: the named one and the one before (the fallback)
+    gen.prune(index_dir, keep=set([n for n in gen.generations_on_disk(index_dir) if n <= serving][:2]))
     building = final_dir.with_name(f"{final_dir.name}.building-{os.getpid()}")
     manifest = {
         "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
@@ -360,9 +372,8 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     # the verifier's readings of whole documents (seconds per thousand): not in a words-only first generation,
     # which must serve as soon as it can
     texts = [docs[s].text for s in documents] if dense else []
-    previous = gen.generation_dir(index_dir, current["generation"]) if current else None
-    if previous is not None and (not previous.exists() or gen.check(previous, full=True)):
-        previous = None  # its readings are not taken over from a damaged or missing generation
+    # the serving generation's readings of unchanged documents are taken over when reindex found it whole
+    previous = gen.generation_dir(index_dir, current["generation"]) if current and previous_ok else None
     gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25,
                          texts, previous)
     damage = gen.check(building, full=True)  # what was written reads back as recorded, before it serves

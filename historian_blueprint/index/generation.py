@@ -182,19 +182,22 @@ def check(directory: Path, *, full: bool) -> list[Damage]:
         return [Damage("manifest.json", f"unreadable ({type(exc).__name__})")]
     damage = []
     recorded = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
-    for name in sorted(set(required_files(manifest)) | set(recorded)):
+    for name in sorted(set(required_files(manifest)) | {str(n) for n in recorded}):
         path = directory / name
-        if not path.is_file():
-            damage.append(Damage(name, "missing"))
-            continue
         want = recorded.get(name)
-        if not want:
-            continue
-        size = path.stat().st_size
-        if size != want.get("size"):
-            damage.append(Damage(name, f"{size} bytes where the manifest records {want.get('size')}"))
-        elif full and digest(path) != want.get("sha256"):
-            damage.append(Damage(name, "its content differs from the manifest's checksum"))
+        try:
+            if not path.is_file():
+                damage.append(Damage(name, "missing"))
+            elif want is None:
+                continue
+            elif not isinstance(want, dict):
+                damage.append(Damage("manifest.json", f"its record of {name} is not a size and a checksum"))
+            elif (size := path.stat().st_size) != want.get("size"):
+                damage.append(Damage(name, f"{size} bytes where the manifest records {want.get('size')}"))
+            elif full and digest(path) != want.get("sha256"):
+                damage.append(Damage(name, "its content differs from the manifest's checksum"))
+        except OSError as exc:  # a disk that cannot read it (EIO), a file that may not be read
+            damage.append(Damage(name, f"cannot be read ({type(exc).__name__})"))
     return damage
 
 

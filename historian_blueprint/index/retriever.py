@@ -333,12 +333,22 @@ class IndexHolder:
         number = int(directory.name[4:])
         files = gen.signature(directory)
         known = self._damage.get(number)
+        try:  # another format is a rebuild to ask for, not damage: said before any file is hashed
+            built = gen.read_manifest(directory).get("format")
+        except (OSError, ValueError, AttributeError):
+            built = gen.FORMAT  # unreadable: the check below names it
+        if built != gen.FORMAT:
+            raise gen.IndexMismatch(f"index format {built} at {directory} is not {gen.FORMAT}: run `{gen.REBUILD}`")
         damage = known[1] if known and known[0] == files else gen.check(directory, full=True)
         if not damage:
             try:
                 return LoadedIndex(directory)
             except gen.IndexDamaged as exc:
                 damage = exc.damage
+            except gen.IndexMismatch:
+                raise
+            except Exception as exc:  # noqa: BLE001 - anything else a damaged file makes a reader raise
+                damage = [gen.Damage("manifest.json", f"the generation cannot be loaded ({type(exc).__name__})")]
         self._damage[number] = (files, damage)
         raise gen.IndexDamaged(directory, damage)
 

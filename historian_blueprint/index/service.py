@@ -82,7 +82,10 @@ def index_health(app: Flask | None = None) -> dict[str, Any]:
     the damaged files and the command that rebuilds."""
     held = holder(app)
     try:
-        held.get(get_store())
+        loaded = held.get(get_store())
+        if loaded.dense:  # as every search checks it (the encoder loads once per process)
+            model = embedder(app)
+            loaded.check_model(model.name, model.dimension)
     except IndexDamaged:
         pass
     except IndexNotBuilt:

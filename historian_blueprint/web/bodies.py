@@ -76,6 +76,14 @@ class _GuardedInput:
         self._counted(b"".join(lines), whole=not hint or hint[0] <= 0)
         return lines
 
+    def close(self) -> None:  # what else a host's code may ask of a WSGI input, passed to the server's stream; no
+        close = getattr(self._stream, "close", None)  # other read (read1, readinto) is offered: every read is guarded
+        if close is not None:
+            close()
+
+    def seekable(self) -> bool:
+        return False
+
     def __iter__(self) -> Iterator[bytes]:
         return iter(self.readline, b"")
 

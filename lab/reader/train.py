@@ -28,6 +28,7 @@ import random
 import shutil
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -153,10 +154,22 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         step, seconds = state["step"], state["seconds"]
+        torch.set_rng_state(state["rng"])  # the dropout masks go on as in a run never stopped
         log.warning("resuming at step %d of %d", step, steps)
     model.train()
     t0, running, seen = time.time(), None, 0
+    def save() -> None:
+        _save(checkpoint, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                           "scheduler": scheduler.state_dict(), "step": step, "settings": settings,
+                           "rng": torch.get_rng_state(), "seconds": seconds + time.time() - t0})
+
+    started = step
     while step < steps:
+        if (args.stop_after_steps and step - started >= args.stop_after_steps) or \
+                (args.stop_after_s and time.time() - t0 >= args.stop_after_s):
+            save()
+            log.warning("stopping at step %d of %d (resume with the same command)", step, steps)
+            return {"stopped_at": step, "steps": steps}
         batch = plan[step % len(plan)]
         task = pairs[batch[0]]["task"]
         ids, mask, types = S.encode(tokenizer, [pairs[i]["a"] for i in batch], [pairs[i]["b"] for i in batch])
@@ -170,14 +183,13 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         optimizer.zero_grad()
         step += 1
         seen += len(batch)
-        running = float(loss) if running is None else 0.98 * running + 0.02 * float(loss)
+        value = float(loss.detach())
+        running = value if running is None else 0.98 * running + 0.02 * value
         if step % args.log_every == 0 or step == steps:
             elapsed = time.time() - t0
             log.warning("step %d/%d loss %.4f  %.1f pairs/s", step, steps, running, seen / max(elapsed, 1e-9))
         if step % args.save_every == 0 or step == steps:
-            _save(checkpoint, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                               "scheduler": scheduler.state_dict(), "step": step, "settings": settings,
-                               "seconds": seconds + time.time() - t0})
+            save()
     total = seconds + time.time() - t0
     counts: dict[str, int] = {}
     for pair in pairs:
@@ -204,13 +216,15 @@ def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
     raw = to / "model-fp32.onnx"
     tokenizer = S.load_tokenizer(base / "tokenizer.json", max_tokens)
     ids, mask, types = S.encode(tokenizer, ["The treaty was signed in 1848."], ["A treaty was signed."])
-    torch.onnx.export(
-        model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), str(raw),
-        input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["nli", "answer"],
-        dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")}
-        | {"nli": {0: "batch"}, "answer": {0: "batch"}},
-        opset_version=17, do_constant_folding=True, dynamo=False,
-    )
+    with warnings.catch_warnings():  # the TorchScript exporter (as the shipped scorer's) is deprecated, and tracing
+        warnings.simplefilter("ignore")  # warns at every data-dependent branch of transformers' masks: both expected
+        torch.onnx.export(
+            model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), str(raw),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["nli", "answer"],
+            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")}
+            | {"nli": {0: "batch"}, "answer": {0: "batch"}},
+            opset_version=17, do_constant_folding=True, dynamo=False,
+        )
     quantize_dynamic(str(raw), str(to / "model.onnx"), weight_type=QuantType.QInt8)
     raw.unlink()
     shutil.copy(base / "tokenizer.json", to / "tokenizer.json")
@@ -254,6 +268,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--log-every", type=int, default=20)
+    parser.add_argument("--stop-after-s", type=float, default=None,
+                        help="stop cleanly at the next checkpoint after this many seconds (a piece of a long run)")
+    parser.add_argument("--stop-after-steps", type=int, default=None, help="stop after this many steps of this piece")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s")
     if args.export:
