@@ -17,19 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pymongo.errors import PyMongoError
+
 from historian_blueprint.config import DEFAULT_FIELDS
 from historian_blueprint.locking import StoreBusy, StoreLock, lock_for
 
 __all__ = ["STORE_ERRORS", "Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock", "store_problem"]
 
 
-def _store_errors() -> tuple[type[BaseException], ...]:
-    from pymongo.errors import PyMongoError
-
-    return (sqlite3.Error, PyMongoError)
-
-
-STORE_ERRORS = _store_errors()  # what a failing store raises: the embedded store's SQLite, or a MongoDB server's
+# what a failing store raises: the embedded store's SQLite, or a MongoDB server's
+STORE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, PyMongoError)
 UNWRITABLE = "the database cannot be written (disk full?)"
 PROBED = ("meta", "runs", "jobs", "active", "history", "history_journal")  # Historian's collections health reads
 PROBE_WRITE_EVERY_S = 10.0  # how often health's probe record is written, at most, once one write worked
@@ -45,13 +42,12 @@ def store_problem(exc: BaseException) -> str:
         return f"the database is damaged ({type(exc).__name__}: {exc}): restore it from a backup"
     return f"the database cannot be reached ({type(exc).__name__})"
 
-WRITE_METHODS = frozenset(
-    {
-        "insert_one", "insert_many", "replace_one", "update_one", "update_many", "delete_one",
-        "delete_many", "find_one_and_update", "find_one_and_replace", "find_one_and_delete",
-        "bulk_write", "create_index", "drop_index", "drop",
-    }
-)
+
+WRITE_METHODS = frozenset({
+    "insert_one", "insert_many", "replace_one", "update_one", "update_many", "delete_one", "delete_many",
+    "find_one_and_update", "find_one_and_replace", "find_one_and_delete", "bulk_write", "create_index", "drop_index",
+    "drop"})
+
 
 class SerializedCollection:
     """A collection whose writes hold the store's write lock (for stores without atomic updates)."""

@@ -143,7 +143,7 @@ def build_blueprint() -> Blueprint:
         if isinstance(exc, STORE_ERRORS):
             return problem_response(Problem(503, "store_failing", store_problem(exc)))
         message = f"Historian failed ({type(exc).__name__}); the error is in the server log"
-        if request.accept_mimetypes.best == "text/event-stream":
+        if request.path.endswith("/stream") and request.accept_mimetypes.best == "text/event-stream":
             return problem_response(Problem(500, "internal_error", message))
         if "/api/" in request.path:
             return jsonify(error={"code": "internal_error", "message": message}), 500

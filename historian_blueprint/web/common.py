@@ -130,9 +130,9 @@ def error_event(message: str, code: str = "error") -> str:
 
 
 def problem_response(exc: Problem) -> Any:
-    """A problem as the asker reads it: JSON under /api/ or for a JSON request, an ``error`` event for a progress
-    stream that never started, else Historian's error page."""
-    if request.accept_mimetypes.best == "text/event-stream":
+    """A problem as the asker reads it: an ``error`` event for a progress stream (``.../stream``) that never
+    started, JSON under /api/ or for a JSON request, else Historian's error page."""
+    if request.path.endswith("/stream") and request.accept_mimetypes.best == "text/event-stream":
         return Response(error_event(exc.message, exc.code), exc.status, exc.headers, mimetype="text/event-stream")
     if "/api/" in request.path or request.is_json or request.accept_mimetypes.best == "application/json":
         return jsonify(error={"code": exc.code, "message": exc.message}), exc.status, exc.headers
