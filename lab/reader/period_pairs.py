@@ -38,6 +38,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from historian_blueprint.text.spans import sentence_spans  # noqa: E402 - the lab imports the product
+from historian_blueprint.verify.rules.lexical import _distance_at_most_two  # noqa: E402
 
 SCALE = ROOT.parent / "shared" / "data" / "scale" / "chronam_1916_01_all.jsonl.gz"
 SAMPLE = ROOT / "historian_blueprint" / "demo" / "corpus"
@@ -139,17 +140,7 @@ def paraphrases(sents: list[dict]) -> list[tuple[int, int]]:
 
 def near(word: str, others: set[str]) -> bool:
     """An OCR variant of one of ``others``: at most two letters apart ("fronm" of "from", "lie" of "he")."""
-    for other in others:
-        if abs(len(other) - len(word)) <= 2:
-            prev = list(range(len(other) + 1))
-            for i, a in enumerate(word, 1):
-                cur = [i]
-                for j, b in enumerate(other, 1):
-                    cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a != b)))
-                prev = cur
-            if prev[-1] <= 2:
-                return True
-    return False
+    return any(_distance_at_most_two(word, other) for other in others)
 
 
 def new_words(longer: list[str], shorter: list[str], known: set[str]) -> set[str]:

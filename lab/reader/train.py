@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import json
 import logging
 import os
@@ -35,7 +34,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product, never the other way
 
-from historian_blueprint.verify import scorer as S  # noqa: E402 - after the path above
+from historian_blueprint.index.generation import digest as _sha256  # noqa: E402 - after the path above
+from historian_blueprint.verify import scorer as S  # noqa: E402
 
 log = logging.getLogger("reader.train")
 NLI = {"entails": 0, "contradicts": 1, "neither": 2}
@@ -254,14 +254,6 @@ def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
     }
     (to / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return meta
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def main(argv: list[str] | None = None) -> None:

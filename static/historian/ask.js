@@ -32,14 +32,6 @@
     }
   }
 
-  function said(body) {  // the message of a refusal: its error event, or the JSON error, else nothing more
-    var data = /^data: (.*)$/m.exec(body);
-    try {
-      var parsed = JSON.parse(data ? data[1] : body);
-      return parsed.message || (parsed.error && parsed.error.message) || "";
-    } catch (e) { return ""; }
-  }
-
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var button = form.querySelector("button[type=submit]");
@@ -53,7 +45,9 @@
       headers: {"Accept": "text/event-stream"}
     }).then(function (response) {
       if (!response.ok) {
-        return response.text().then(function (t) { step("failed (" + response.status + "): " + said(t), "error"); });
+        return response.text().then(function (t) {
+          step("failed (" + response.status + "): " + window.historianRefusal(t), "error");
+        });
       }
       var reader = response.body.getReader();
       var decoder = new TextDecoder();

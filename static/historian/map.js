@@ -6,14 +6,6 @@
 (function () {
   "use strict";
 
-  function said(body) {  // the message of a refusal: its error event, or the JSON error, else nothing more
-    var data = /^data: (.*)$/m.exec(body);
-    try {
-      var parsed = JSON.parse(data ? data[1] : body);
-      return parsed.message || (parsed.error && parsed.error.message) || "";
-    } catch (e) { return ""; }
-  }
-
   function streamForm(form) {
     var progress = document.getElementById("h-progress");
     function step(text, kind) {
@@ -34,7 +26,9 @@
         method: "POST", body: new FormData(form), credentials: "same-origin", headers: {"Accept": "text/event-stream"}
       }).then(function (response) {
         if (!response.ok) {
-          return response.text().then(function (t) { step("failed (" + response.status + "): " + said(t), "error"); });
+          return response.text().then(function (t) {
+            step("failed (" + response.status + "): " + window.historianRefusal(t), "error");
+          });
         }
         var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = "";
         function pump() {
