@@ -320,6 +320,10 @@ class IndexHolder:
             except gen.IndexDamaged as exc:
                 first_damage = first_damage or exc
                 continue
+            except gen.IndexMismatch:
+                if number == named:
+                    raise
+                continue  # an earlier generation of another format is no fallback
             readings.serve(self._loaded.readings)
             if number != named:
                 log.error("Historian: %s; serving generation %d until it is rebuilt", first_damage, number)
