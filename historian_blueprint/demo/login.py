@@ -66,10 +66,11 @@ class LoginThrottle:
 
     The wait is the caller's, not a server thread's, and a refusal writes nothing (a flood of them does not grow
     the store). A refusal for the name's time gives the caller a turn at that time (the demo keeps it in the signed
-    session, with the name and address): coming back with it from that address, the attempt is checked even if
-    guesses from elsewhere have pushed the name's time on since. A turn is good for one checked attempt (the pair's
-    failures record its use). So an address that has not failed on a name waits at most one slow-down step for it
-    and is then let in: guesses from elsewhere cannot lock the owner out.
+    session, with the name and address): coming back with it from that address, when that address has no recent
+    failure of its own on the name, the attempt is checked even if guesses from elsewhere have pushed the name's time
+    on since. A turn is good for one checked attempt (the pair's failures record its use), and gives a guessing
+    address nothing. So an address that has not failed on a name waits at most one slow-down step for it and is then
+    let in: guesses from elsewhere cannot lock the owner out.
 
     An attempt is recorded, under the store's write lock, before the password is checked, so parallel guesses all
     count; the name's time moves by a conditional update (or ``$max``), so workers without a shared lock (a real
@@ -100,7 +101,7 @@ class LoginThrottle:
         return Verdict(f"{why} Try again in {minutes} minute{'s' if minutes > 1 else ''}.", seconds, now)
 
     @staticmethod
-    def keys(name: str, address: str) -> tuple[str, str, str]:
+    def _keys(name: str, address: str) -> tuple[str, str, str]:
         """The store keys of a name's, an address's and the pair's records."""
         return f"user:{name}", f"address:{address}", "pair:" + json.dumps([name, address])
 
@@ -114,7 +115,7 @@ class LoginThrottle:
         """Refuse the attempt, or record it (it counts as a failure until ``succeeded`` takes it back) and let its
         password be checked; never waits. ``turn``: the one this (name, address) was given by an earlier refusal."""
         now = _now()
-        user_key, address_key, pair_key = self.keys(name, address)
+        user_key, address_key, pair_key = self._keys(name, address)
         with self.lock:
             if now - _PRUNED_AT[0] > 60:  # names nobody has (a guesser's inventions) do not pile up
                 _PRUNED_AT[0] = now
@@ -167,7 +168,7 @@ class LoginThrottle:
         return matches and record is not None
 
     def succeeded(self, name: str, address: str, at: float) -> None:
-        user_key, address_key, pair_key = self.keys(name, address)
+        user_key, address_key, pair_key = self._keys(name, address)
         with self.lock:
             self.collection.delete_one({"_id": pair_key})
             for key in (user_key, address_key):

@@ -16,7 +16,7 @@ from historian_blueprint.serving import SERVER_ERRORS
 from historian_blueprint.store import STORE_ERRORS, store_problem
 from historian_blueprint.web import admin, api, auth, headers, maps, research, views
 from historian_blueprint.web.bodies import BodyGuard
-from historian_blueprint.web.common import ERROR_CODES, Problem, problem_response, server_reply
+from historian_blueprint.web.common import ERROR_CODES, Problem, problem_response, server_reply, wants_events
 
 log = logging.getLogger("historian")
 
@@ -143,7 +143,7 @@ def build_blueprint() -> Blueprint:
         if isinstance(exc, STORE_ERRORS):
             return problem_response(Problem(503, "store_failing", store_problem(exc)))
         message = f"Historian failed ({type(exc).__name__}); the error is in the server log"
-        if request.path.endswith("/stream") and request.accept_mimetypes.best == "text/event-stream":
+        if wants_events():
             return problem_response(Problem(500, "internal_error", message))
         if "/api/" in request.path:
             return jsonify(error={"code": "internal_error", "message": message}), 500

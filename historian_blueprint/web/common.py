@@ -124,6 +124,12 @@ def _runner() -> str:
     return name if name != "anonymous" else f"anonymous@{request.remote_addr or '?'}"
 
 
+def wants_events() -> bool:
+    """Whether this request is a progress stream's (``.../stream`` asked for as server-sent events): its errors are
+    an ``error`` event the page reads, never a page or JSON."""
+    return request.path.endswith("/stream") and request.accept_mimetypes.best == "text/event-stream"
+
+
 def error_event(message: str, code: str = "error") -> str:
     """A progress stream's ``error`` event (the page shows its message)."""
     return f"event: error\ndata: {json.dumps({'code': code, 'message': message})}\n\n"
@@ -132,7 +138,7 @@ def error_event(message: str, code: str = "error") -> str:
 def problem_response(exc: Problem) -> Any:
     """A problem as the asker reads it: an ``error`` event for a progress stream (``.../stream``) that never
     started, JSON under /api/ or for a JSON request, else Historian's error page."""
-    if request.path.endswith("/stream") and request.accept_mimetypes.best == "text/event-stream":
+    if wants_events():
         return Response(error_event(exc.message, exc.code), exc.status, exc.headers, mimetype="text/event-stream")
     if "/api/" in request.path or request.is_json or request.accept_mimetypes.best == "application/json":
         return jsonify(error={"code": exc.code, "message": exc.message}), exc.status, exc.headers
