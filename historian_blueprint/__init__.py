@@ -19,7 +19,7 @@ from historian_blueprint.config import ConfigError
 from historian_blueprint.index import service as index_service
 from historian_blueprint.text import dialect
 from historian_blueprint.verify.rules import lexicon
-from historian_blueprint.verify import support
+from historian_blueprint.verify import reader, support
 from historian_blueprint.web import build_blueprint
 
 __all__ = ["Historian", "HistorianState", "Services", "get_services", "get_settings", "get_store", "get_state",
@@ -47,6 +47,7 @@ class Historian:
         settings = get_settings(app)
         index_service.backend_named(settings.retrieval_backend)  # an unknown backend fails at start-up
         support.use_scorer(settings.verify_scorer == "on")
+        reader.use_reader(settings.reader == "on")
         app.register_blueprint(build_blueprint(), url_prefix=settings.url_prefix)
         app.cli.add_command(build_cli())
 

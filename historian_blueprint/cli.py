@@ -298,7 +298,8 @@ def _register_graph_commands(group: AppGroup) -> None:
                   help="Folder with git clones of the training sources: e-SNLI/, summac/, wice/ (docs/verification.md). Needed by --stage train.")
     @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
                   help="The shared data folder whose eval/ fit halves set the combination and calibration (default: ../shared/data).")
-    @click.option("--stage", type=click.Choice(["all", "train", "fit"]), default="all", show_default=True)
+    @click.option("--stage", type=click.Choice(["all", "train", "fit", "reader"]), default="all", show_default=True,
+                  help="train: the support scorer; fit: the support combination; reader: the reader's two cuts.")
     @click.option("--corpus-sentences", type=int, default=3500, show_default=True, help="Sample sentences made into synthetic pairs.")
     @click.option("--snli-negatives", type=int, default=6000, show_default=True)
     @click.option("--epochs", type=float, default=0.75, show_default=True)
@@ -336,3 +337,5 @@ def _register_graph_commands(group: AppGroup) -> None:
         if stage in ("all", "fit"):
             fitted = fit_stage.fit_stage(eval_dir, with_scorer=with_scorer)
             click.echo(json.dumps({k: fitted[k]["info"] for k in ("combiner", "scorer") if k in fitted}))
+        if stage in ("all", "reader"):
+            click.echo(json.dumps(fit_stage.reader_stage(eval_dir)))

@@ -116,6 +116,8 @@ class Settings(BaseSettings):
                                               le=1)
     verify_scorer: Literal["on", "off"] = _f("off", "`on`: the support scorer's logit joins the support reading "
                                              "(opt-in)")
+    reader: Literal["on", "off"] = _f("off", "`on`: the reader model ranks an answer's sentences and reads the claims "
+                                      "the rules leave open (docs/verification.md, \"The reader\"; opt-in until it wins)")
     limits_max_question_chars: int = _f(2000, "longest question", ge=1)
     limits_max_draft_chars: int = _f(20000, "longest draft to verify", ge=1)
     limits_timeout_s: float = _f(60, "time limit of one run (ask, map, draft check), seconds: past it the run stops, "
@@ -159,7 +161,7 @@ class Settings(BaseSettings):
     map_document_types: dict[str, float] = _f({}, "value (0–1) of a document type over the defaults, matched "
                                               "against the document's `doc_type`")
 
-    @field_validator("verify_scorer", mode="before")
+    @field_validator("verify_scorer", "reader", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value

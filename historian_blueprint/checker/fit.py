@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from historian_blueprint.evaluation import harness
-from historian_blueprint.verify import scorer, support
+from historian_blueprint.verify import reader, scorer, support
 
 
 def fit_stage(eval_dir: Path, with_scorer: bool = False) -> dict[str, Any]:
@@ -44,3 +44,30 @@ def fit_stage(eval_dir: Path, with_scorer: bool = False) -> dict[str, Any]:
     finally:
         support.use_scorer(was)
     return {**out, "seconds": round(time.time() - t0)}
+
+
+def reader_stage(eval_dir: Path) -> dict[str, Any]:
+    """Fit the reader's two cuts on the fit halves (``verify/reader_model/thresholds.json``): the lowest
+    p(entails) at which, on every labeled file, the claims the rules already support and those the reader would
+    add keep false-supported within ``reader.FALSE_SUPPORTED_CAPS``; the lowest p(contradicts) at which, on every
+    file, at most ``reader.TRUE_CONTRADICTED_LIMIT`` of true claims and, over all files, at most
+    1 - ``reader.CONTRADICTION_PRECISION`` of what it contradicts are true. The check halves are not read."""
+    t0 = time.time()
+    target = reader.READER_DIR / reader.THRESHOLDS_FILE
+    target.unlink(missing_ok=True)  # the rows are read with the rules alone deciding
+    reader.forget_loaded()
+    was = reader.reader_in_use()
+    reader.use_reader(True)
+    rows: list[tuple[str, harness.Row]] = []
+    try:
+        for path in harness.labeled_files(eval_dir):
+            _, fit_rows = harness.collect(path, halves=("fit",))
+            rows += [(path.stem, r) for r in fit_rows]
+    finally:
+        reader.use_reader(was)
+    cuts = reader.fit_cuts(rows)
+    cuts["model_sha256"] = reader.default_reader().digest
+    cuts["fitted_at"] = time.strftime("%Y-%m-%d")
+    target.write_text(json.dumps(cuts, indent=2), encoding="utf-8")
+    reader.forget_loaded()
+    return {**cuts, "seconds": round(time.time() - t0)}

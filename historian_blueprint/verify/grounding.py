@@ -24,9 +24,11 @@ from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
+from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, read_claim, reader_features,
+                                              reader_in_use, thresholds)
 from historian_blueprint.verify.rules import Registered, polarity, registered, support
 from historian_blueprint.verify.support import Combiner, default_combiner, features, read, scorer_in_use
-from historian_blueprint.verify.windows import WINDOW_CHARS
+from historian_blueprint.verify.windows import WINDOW_CHARS, Window
 
 
 def check_claim(
@@ -52,7 +54,18 @@ def check_claim(
         # carried by a window the conflict checks have not read yet: they read it too
         conflict = conflict_checks(reading.window_ctx, result, only_close=True)
     result.checks.extend(reading.checks)
-    return decide(ctx, result, conflict, reading)
+    read_by = None
+    if conflict is None and not reading.carried and reader_in_use():  # the reader reads what the rules leave open
+        located = [(ctx.evidence.source_id, ctx.evidence.start, ctx.evidence.end)] if ctx.evidence is not None else []
+        said = ctx.body[len(ctx.frame):] if ctx.frame and ctx.body.startswith(ctx.frame) else ctx.body
+        try:
+            read_by = read_claim(said if question is None else f"{question} {said}",
+                                 sorted(ctx.primary, key=lambda d: d is not ctx.doc),
+                                 located + [(c.source_id, c.start, c.end) for c in ctx.cited])
+            reading.features.update(reader_features(said, ctx.primary, read_by))
+        except ReaderUnavailable as exc:  # named on the claim; the rules decide as they would without it
+            result.checks.append(Check("reader", False, f"the reader is unavailable: {exc}"))
+    return decide(ctx, result, conflict, reading, read_by)
 
 
 # ----------------------------------------------------------------------------- 2. conflict checks
@@ -155,14 +168,22 @@ def _read_at(ctx: ClaimContext, source_id: str, start: int, end: int) -> ClaimCo
 
 
 # ----------------------------------------------------------------------------- 4. the decision
-def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, reading: SupportReading) -> ClaimResult:
-    """One decision: a conflict decides; else supported only when the evidence carries the claim (probability
-    above the precision cut, no word of it unexplained); else unconfirmed, with what is missing named."""
+def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, reading: SupportReading,
+           read_by: ClaimReading | None = None) -> ClaimResult:
+    """One decision: a conflict decides; else the reader's contradiction above its cut; else supported when the
+    evidence carries the claim (probability above the precision cut, no word of it unexplained) or the reader
+    finds it said in other words (above its cut, every name and figure held); else unconfirmed, with what is
+    missing named."""
     result.features = reading.features
     p = reading.probability
     if conflict is not None:
         result.probability = round(min(p, reading.combiner.threshold * 0.99), 4)  # never above the cut
         return _apply(result, conflict, _named(conflict))
+    cuts = thresholds() if read_by is not None else None
+    if cuts is not None and read_by is not None:
+        by_reader = _reader_decides(ctx, result, reading, read_by, cuts)
+        if by_reader is not None:
+            return by_reader
     result.probability = p if reading.carried else round(min(p, reading.combiner.threshold * 0.99), 4)
     result.decided_by = "support"
     if reading.carried:
@@ -197,6 +218,39 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
         why = GATE_REASONS.get(short[0], "") if short else ""
         result.reason = f"the cited passage does not clearly carry the claim{why}: not confirmed, read the source{note}"
     return result
+
+
+def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportReading, read_by: ClaimReading,
+                    cuts: Thresholds) -> ClaimResult | None:
+    """The reader's verdict where it clears a cut fitted for precision, else None (the rules' reading stands)."""
+    if reading.carried:
+        return None
+    if read_by.contradicts >= cuts.contradicts and read_by.contradicts > read_by.entails and read_by.contradicts_at:
+        source_id, window = read_by.contradicts_at
+        result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
+        result.evidence = _window_evidence(ctx, source_id, window)
+        result.support = result.evidence.coverage if result.evidence is not None else 0.0
+        result.probability = round(min(1 - read_by.contradicts, reading.combiner.threshold * 0.99), 4)
+        result.decided_by = "reader"
+        result.reason = f"the passage says otherwise: the reader reads it as contradicting the claim ({read_by.contradicts:.2f})"
+        result.checks.append(Check("reader", False, f"p(contradicts)={read_by.contradicts:.2f} (cut {cuts.contradicts:.2f})"))
+        return result
+    if reading.own_voice or reading.features.get("reader_details_held") != 1.0:
+        return None
+    if read_by.entails < cuts.entails or read_by.entails_at is None:
+        return None
+    source_id, window = read_by.entails_at
+    result.evidence = _window_evidence(ctx, source_id, window)
+    result.support = result.evidence.coverage if result.evidence is not None else 0.0
+    result.probability = round(read_by.entails, 4)
+    result.decided_by = "reader"
+    result.reason = f"the passage says this in other words (reader {read_by.entails:.2f}; every name and figure is in it)"
+    result.checks.append(Check("reader", True, f"p(entails)={read_by.entails:.2f} (cut {cuts.entails:.2f})"))
+    return result
+
+
+def _window_evidence(ctx: ClaimContext, source_id: str, window: Window) -> Evidence | None:
+    return _read_at(ctx, source_id, window.start, window.end).evidence
 
 
 GATE_REASONS = {

@@ -64,27 +64,41 @@ def at(scores: np.ndarray, truth: np.ndarray, threshold: float) -> dict[str, flo
             "false_called": int((called & ~truth).sum())}
 
 
-def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any,
-           thresholds: list[float]) -> dict[str, Any]:
+def _verdicts(items: list[dict[str, Any]], texts: dict[str, str], with_reader: bool) -> list[str]:
     from historian_blueprint.schema import Cited, SourceText
+    from historian_blueprint.verify import reader as product_reader
     from historian_blueprint.verify.grounding import verify_claim
 
+    was = product_reader.reader_in_use()
+    product_reader.use_reader(with_reader)
+    try:
+        return [verify_claim(i["claim"], [SourceText(i["source_id"], texts[i["source_id"]], "")],
+                             [Cited(i["source_id"], i["start"], i["end"])]).verdict for i in items]
+    finally:
+        product_reader.use_reader(was)
+
+
+def _verifier_figures(verdicts: list[str], truth: np.ndarray, contra: np.ndarray, items: list[dict[str, Any]]) -> dict[str, Any]:
+    supported = np.array([v == "supported" for v in verdicts])
+    contradicted = np.array([v in ("contradicted", "misquote", "misattributed") for v in verdicts])
+    paraphrase = np.array([i.get("kind") == "paraphrase" for i in items])
+    return {"supported_called": int(supported.sum()), "false_supported": int((supported & ~truth).sum()),
+            "false_supported_rate": round(float(supported[~truth].mean()), 3),
+            "coverage": round(float(supported[truth].mean()), 3),
+            "paraphrase_coverage": round(float(supported[paraphrase].mean()), 3) if paraphrase.any() else None,
+            "contradicted_called": int(contradicted.sum()),
+            "contradiction_precision": round(float(contra[contradicted].mean()), 3) if contradicted.any() else None,
+            "contradiction_recall": round(float(contradicted[contra].mean()), 3)}
+
+
+def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any,
+           thresholds: list[float]) -> dict[str, Any]:
     truth = np.array([i["label"] == "supported" for i in items])
     contra = np.array([i["label"] == "contradicted" for i in items])
-    verdicts = []
-    for item in items:
-        document = SourceText(item["source_id"], texts[item["source_id"]], "")
-        verdicts.append(verify_claim(item["claim"], [document], [Cited(item["source_id"], item["start"], item["end"])]).verdict)
-    rules_supported = np.array([v == "supported" for v in verdicts])
-    rules_contra = np.array([v in ("contradicted", "misquote", "misattributed") for v in verdicts])
     out: dict[str, Any] = {
         "n": len(items), "supported": int(truth.sum()), "contradicted": int(contra.sum()),
-        "rules": {"supported_called": int(rules_supported.sum()),
-                  "false_supported": int((rules_supported & ~truth).sum()),
-                  "coverage": round(float(rules_supported[truth].mean()), 3),
-                  "contradicted_called": int(rules_contra.sum()),
-                  "contradiction_precision": round(float(contra[rules_contra].mean()), 3) if rules_contra.any() else None,
-                  "contradiction_recall": round(float(rules_contra[contra].mean()), 3)},
+        "rules": _verifier_figures(_verdicts(items, texts, False), truth, contra, items),
+        "product": _verifier_figures(_verdicts(items, texts, True), truth, contra, items),
     }
     cos = cosine(encoder, [i["passage"] for i in items], [i["claim"] for i in items])
     out["bi_encoder"] = {"auc_supported": auc(cos, truth)}
@@ -104,7 +118,10 @@ def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | 
 def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any) -> dict[str, Any]:
     from historian_blueprint.roles.extractive import extract
 
-    firsts: dict[str, list[bool]] = {"rules": [], "bi_encoder": [], "model": []}
+    from historian_blueprint.verify import reader as product_reader
+
+    was = product_reader.reader_in_use()
+    firsts: dict[str, list[bool]] = {"rules": [], "product": [], "bi_encoder": [], "model": []}
     for item in items:
         content = texts[item["source_id"]]
         spans = [(s["start"], s["end"]) for s in item["sentences"]]
@@ -113,12 +130,15 @@ def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader
         start, end = spans[0][0], spans[-1][1]
         hit = {"source_id": item["source_id"], "title": "", "author": None, "year": None, "start": start,
                "end": end, "text": content[start:end], "locator": "", "score": 1.0}
-        facts = extract(item["question"], [hit])
-        first = None
-        if facts:
-            at_ = facts[0].start
-            first = next((n for n, (s, e) in enumerate(spans) if s <= at_ < e), None)
-        firsts["rules"].append(first in answering)
+        for name, on in (("rules", False), ("product", True)):
+            product_reader.use_reader(on)
+            facts = extract(item["question"], [hit])
+            first = None
+            if facts:
+                at_ = facts[0].start
+                first = next((n for n, (s, e) in enumerate(spans) if s <= at_ < e), None)
+            firsts[name].append(first in answering)
+        product_reader.use_reader(was)
         cos = cosine(encoder, [item["question"]] * len(sentences), sentences)
         firsts["bi_encoder"].append(int(cos.argmax()) in answering)
         if reader is not None:
@@ -134,6 +154,7 @@ def pairs(items: list[dict[str, Any]], reader: Reader | None, encoder: Any) -> d
     related = np.array([i["label"] != "unrelated" for i in items])
     out: dict[str, Any] = {"n": len(items), "disagree": int(disagree.sum()),
                            "bi_encoder": {"auc_related": auc(cosine(encoder, a, b), related)}}
+    out["map_compare"] = {name: _compared(items, encoder, on) for name, on in (("rules", False), ("product", True))}
     if reader is not None:
         forward, _ = reader.run(list(zip(a, b)))
         backward, _ = reader.run(list(zip(b, a)))
@@ -143,6 +164,31 @@ def pairs(items: list[dict[str, Any]], reader: Reader | None, encoder: Any) -> d
                         "recall": round(float(said[disagree].mean()), 3),
                         "auc_disagree": auc(np.maximum(forward[:, 1], backward[:, 1]), disagree)}
     return out
+
+
+def _compared(items: list[dict[str, Any]], encoder: Any, with_reader: bool) -> dict[str, Any]:
+    """The map's compare step on each pair (the two texts as two sources): a conflict between them or not."""
+    from historian_blueprint.mapping.compare import compare
+    from historian_blueprint.mapping.nlp import read_passages
+    from historian_blueprint.verify import reader as product_reader
+
+    was = product_reader.reader_in_use()
+    product_reader.use_reader(with_reader)
+    said = []
+    try:
+        for item in items:
+            statements = []
+            for side in ("a", "b"):
+                text = item[side]["text"]
+                statements += read_passages(f"pair-{side}", text, [(0, len(text))]).statements
+            said.append(bool(compare(statements, encoder.encode).conflicts))
+    finally:
+        product_reader.use_reader(was)
+    said_ = np.array(said)
+    disagree = np.array([i["label"] == "disagree" for i in items])
+    return {"called_disagree": int(said_.sum()),
+            "precision": round(float(disagree[said_].mean()), 3) if said_.any() else None,
+            "recall": round(float(said_[disagree].mean()), 3)}
 
 
 def main() -> None:

@@ -157,6 +157,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     settings = {k: str(getattr(args, k)) for k in ("epochs", "batch", "lr", "seed", "max_tokens", "limit_per_task",
                                                    "cap_per_source")}
     settings["data"] = {f.name: _sha256(f) for f in files}
+    if args.init:  # a further pass that starts from another run's weights (a fresh optimizer and schedule)
+        settings["init"] = {"run": str(args.init), "checkpoint": _sha256(args.init / "checkpoint.pt")}
     step, seconds = 0, 0.0
     if checkpoint.exists():
         state = torch.load(checkpoint, map_location=device, weights_only=False)
@@ -168,6 +170,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         step, seconds = state["step"], state["seconds"]
         torch.set_rng_state(state["rng"])  # the dropout masks go on as in a run never stopped
         log.warning("resuming at step %d of %d", step, steps)
+    elif args.init:
+        model.load_state_dict(torch.load(args.init / "checkpoint.pt", map_location=device, weights_only=False)["model"])
     model.train()
     t0, running, seen = time.time(), None, 0
     def save() -> None:
@@ -269,6 +273,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--limit-per-task", type=int, default=None, help="the first N pairs of each task (a smoke run)")
     parser.add_argument("--cap-per-source", type=int, default=None, help="at most N pairs of each source, by the seed")
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from this finished run's weights (a second pass, e.g. over more of the data)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
     parser.add_argument("--save-every", type=int, default=100)

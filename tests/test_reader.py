@@ -1,0 +1,115 @@
+"""The reader (``verify/reader.py``): the shipped model reads, the verifier asks it only above fitted cuts, a name
+or figure the passage lacks is never "said in other words", the answer's findings are ranked by it, the map's
+and a reader that cannot be loaded is named while the rules decide."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from historian_blueprint.schema import Cited, SourceText
+from historian_blueprint.verify import reader as R
+from historian_blueprint.verify.grounding import verify_claim
+from tests.conftest import REPO
+
+PASSAGE = ("The committee met in Albany on the fourth of March. After a long debate the members voted to close the "
+           "old canal, because the cost of repairing its locks had grown beyond what the state could pay.")
+
+
+@pytest.fixture
+def cuts(monkeypatch):
+    """Cuts for the mechanism (the shipped ones are fitted on the labeled files' fit halves)."""
+    def set_(entails: float = 0.5, contradicts: float = 0.9) -> None:
+        monkeypatch.setitem(R._loaded, "thresholds", R.Thresholds(entails, contradicts, {}))
+    return set_
+
+
+@pytest.fixture(autouse=True)
+def reader_on(monkeypatch):
+    monkeypatch.setitem(R._on, "reader", True)
+
+
+def doc(text: str = PASSAGE) -> SourceText:
+    return SourceText("canal-report", text, "Report of the canal committee")
+
+
+def test_the_shipped_reader_reads_entailment_contradiction_and_answers():
+    reader = R.default_reader()
+    (e1, c1, _), (e2, c2, _) = reader.nli([(PASSAGE, "The members decided to shut the old canal."),
+                                          (PASSAGE, "The members refused to close the old canal.")])
+    assert e1 > 0.5 > c1 and c2 > 0.5 > e2
+    asked = "Why was the old canal closed?"
+    p = reader.answers(asked, ["The committee met in Albany to discuss the old canal on the fourth of March.",
+                               "It was closed because the cost of repairing its locks had grown beyond what the state could pay."])
+    assert p[1] > p[0]
+    assert reader.digest == json.loads((R.READER_DIR / "meta.json").read_text())["model_sha256"]
+
+
+def test_a_claim_in_other_words_is_supported_by_the_reader_above_its_cut(cuts):
+    cuts(entails=0.5)
+    claim = "The members decided to shut the old canal."
+    result = verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    assert result.verdict == "supported" and result.decided_by == "reader"
+    assert "in other words" in result.reason and result.evidence is not None
+    assert PASSAGE[result.evidence.start:result.evidence.end] == result.evidence.text  # an exact span
+    cuts(entails=1.000001)  # no cut cleared (the reader is not sure enough): the rules' "not confirmed" stands
+    assert verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))]).verdict == "unconfirmed"
+
+
+def test_a_name_or_figure_the_passage_lacks_is_never_said_in_other_words(cuts):
+    cuts(entails=0.0)  # whatever the model says
+    for claim in ("The members in Buffalo decided to shut the old canal.", "The 40 members decided to shut the old canal."):
+        result = verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+        assert result.verdict != "supported" and result.decided_by != "reader", claim
+    assert R.held_details("Free speech came first in 1941.", "In 1941 he named free speech first.")
+    assert not R.held_details("He named it in 1914.", "In 1941 he named it.")
+    assert not R.held_details("Roosevelt named it.", "He named it.")  # a first word is a name unless written in lower case
+    assert R.held_details("Free speech came first.", "He named free speech first.")
+
+
+def test_the_reader_contradicts_above_its_own_cut_and_shows_the_span(cuts):
+    cuts(entails=1.000001, contradicts=0.5)
+    result = verify_claim("The members refused to close the old canal.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    assert result.verdict == "contradicted" and result.decided_by == "reader"
+    assert result.evidence is not None and "says otherwise" in result.reason
+
+
+def test_without_fitted_cuts_or_switched_off_the_reader_decides_nothing(monkeypatch, tmp_path):
+    monkeypatch.setitem(R._loaded, "thresholds", None)
+    claim = "The members decided to shut the old canal."
+    assert verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))]).decided_by != "reader"
+    bad = tmp_path / "thresholds.json"
+    (tmp_path / "meta.json").write_text(json.dumps({"model_sha256": "another"}))
+    bad.write_text(json.dumps({"entails": 0.1, "contradicts": 0.1, "model_sha256": "not-this-one"}))
+    assert R._read_thresholds(bad) is None  # fitted on another model: not used
+    bad.write_text("{not json")
+    assert R._read_thresholds(bad) is None
+
+
+def test_a_reader_that_cannot_be_loaded_is_named_and_the_rules_decide(monkeypatch, tmp_path):
+    monkeypatch.setitem(R._loaded, "reader", R.ReaderUnavailable("no reader model at /nowhere"))
+    monkeypatch.setitem(R._loaded, "thresholds", R.Thresholds(0.0, 0.0, {}))
+    sentence = PASSAGE.split(". ")[1]
+    result = verify_claim(sentence, [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    assert result.verdict == "supported" and result.decided_by == "support"  # the rules carry a verbatim claim
+    unread = verify_claim("The members decided to shut the old canal.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    assert unread.verdict == "unconfirmed" and unread.decided_by != "reader"
+    assert any(c.name == "reader" and not c.ok and "unavailable" in c.detail for c in unread.checks)
+
+
+def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
+    """Roosevelt's 1941 message, asked which freedom he named first (tests/data/questions.jsonl, q-11): by words
+    alone a sentence that repeats the question's words comes first; the reader puts "The first is freedom of
+    speech" first."""
+    from historian_blueprint.evaluation.harness import sample_corpus
+    from historian_blueprint.roles import extractive as X
+
+    lines = (REPO / "tests" / "data" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    item = next(json.loads(line) for line in lines if '"q-11"' in line)
+    document = sample_corpus()[item["gold"][0]["source_id"]]
+    hit = {"source_id": document.source_id, "title": document.title, "author": None, "year": None, "start": 0,
+           "end": len(document.text), "text": document.text, "locator": "", "score": 1.0}
+    assert X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
+    monkeypatch.setitem(R._on, "reader", False)
+    assert not X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
