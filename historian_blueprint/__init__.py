@@ -43,10 +43,9 @@ class Historian:
     def init_app(self, app: Flask, *, collection: Any = None) -> None:
         """Configure Historian for ``app``: settings, storage, blueprint, commands, teardown."""
         setup(app, self.options, collection if collection is not None else self.collection)
-        # the support reading is process-wide (the verifier is a library below the app): the scorer on or off
+        # the reading is process-wide (the verifier is a library below the app): the reader on or off
         settings = get_settings(app)
         index_service.backend_named(settings.retrieval_backend)  # an unknown backend fails at start-up
-        support.use_scorer(settings.verify_scorer == "on")
         reader.use_reader(settings.reader == "on")
         app.register_blueprint(build_blueprint(), url_prefix=settings.url_prefix)
         app.cli.add_command(build_cli())
@@ -85,7 +84,7 @@ def preload(app: Flask) -> dict[str, Any]:
     dialect.lexicon()
     try:
         support.default_combiner()
-    except support.ScorerUnavailable:  # reported by every check that needs it, as without a preload
+    except support.CombinerUnavailable:  # reported by every check that needs it, as without a preload
         pass
     gc.collect()  # what is garbage now is not kept forever by the freeze
     gc.freeze()

@@ -294,48 +294,21 @@ def _register_graph_commands(group: AppGroup) -> None:
             click.echo(f"{stem:<24}questions, not labeled claims: scored by `{where}`")
 
     @group.command("train-checker")
-    @click.option("--data", "train_data", type=click.Path(file_okay=False, exists=True), default=None,
-                  help="Folder with git clones of the training sources: e-SNLI/, summac/, wice/ (docs/verification.md). Needed by --stage train.")
     @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
-                  help="The shared data folder whose eval/ fit halves set the combination and calibration (default: ../shared/data).")
-    @click.option("--stage", type=click.Choice(["all", "train", "fit", "reader"]), default="all", show_default=True,
-                  help="train: the support scorer; fit: the support combination; reader: the reader's two cuts.")
-    @click.option("--corpus-sentences", type=int, default=3500, show_default=True, help="Sample sentences made into synthetic pairs.")
-    @click.option("--snli-negatives", type=int, default=6000, show_default=True)
-    @click.option("--epochs", type=float, default=0.75, show_default=True)
-    @click.option("--seed", type=int, default=13, show_default=True)
-    @click.option("--layers", type=click.IntRange(1, 6), default=6, show_default=True,
-                  help="The base's first N transformer layers are kept (3 scores about 2.8x faster, and reads worse: docs/verification.md).")
-    @click.option("--max-tokens", type=click.IntRange(32, 256), default=160, show_default=True,
-                  help="Tokens of evidence and claim read together.")
-    @click.option("--with-scorer/--without-scorer", default=True, show_default=True,
-                  help="Also fit the opt-in combination that reads the scorer's logit (HISTORIAN_VERIFY_SCORER=on).")
-    @click.option("--teacher", type=click.Path(file_okay=False, exists=True), default=None,
-                  help="A trained scorer's folder: the new model also learns its logits (distillation into fewer layers).")
-    def train_checker_command(train_data, eval_data, stage, corpus_sentences, snli_negatives, epochs, seed, layers, max_tokens,
-                              with_scorer, teacher) -> None:
-        """Train the support scorer (int8 ONNX) and fit its calibration on the eval files' fit halves."""
+                  help="The shared data folder whose eval/ fit halves set the combination and the cuts (default: ../shared/data).")
+    @click.option("--stage", type=click.Choice(["all", "fit", "reader"]), default="all", show_default=True,
+                  help="fit: the support combination (verify/model/combiner.json); reader: the reader's two cuts "
+                       "(verify/reader_model/thresholds.json); all: both.")
+    def train_checker_command(eval_data, stage) -> None:
+        """Fit the verifier's support combination and the reader's cuts on the labeled files' fit halves (the reader
+        model itself is trained in the lab: lab/reader/README.md)."""
         from historian_blueprint.bench import common as bench_common
         from historian_blueprint.checker import fit as fit_stage
-        from historian_blueprint.checker import train as trainer
-        from historian_blueprint.verify.scorer import MODEL_DIR
 
         eval_dir = (Path(eval_data) if eval_data else bench_common.default_data_dir()) / "eval"
         if not eval_dir.is_dir():
             raise click.ClickException(f"no labeled data at {eval_dir}: pass --eval-data DIR")
-        if stage in ("all", "train"):
-            if not train_data:
-                raise click.ClickException("--data DIR (git clones of e-SNLI, summac and wice; see docs/verification.md) is needed to train")
-            # the synthetic pairs keep away from the spans the labeled sets (and tests/data's held-out sets) use
-            held_out = [eval_dir / "historian_claims_dev.jsonl", eval_dir / "historian_qa_dev.jsonl",
-                        *sorted((Path(__file__).resolve().parents[1] / "tests" / "data").glob("*.jsonl"))]
-            pairs = trainer.build_pairs(Path(train_data), bench_common.SAMPLE_CORPUS, corpus_sentences, snli_negatives, seed, held_out)
-            meta = trainer.train(pairs, MODEL_DIR, epochs=epochs, seed=seed, max_len=max_tokens, layers=layers,
-                                 teacher=Path(teacher) if teacher else None)
-            (MODEL_DIR / "combiner.json").unlink(missing_ok=True)  # fitted on the old model
-            click.echo(json.dumps({k: meta[k] for k in ("pairs", "steps", "train_seconds")}))
         if stage in ("all", "fit"):
-            fitted = fit_stage.fit_stage(eval_dir, with_scorer=with_scorer)
-            click.echo(json.dumps({k: fitted[k]["info"] for k in ("combiner", "scorer") if k in fitted}))
+            click.echo(json.dumps({"combiner": fit_stage.fit_stage(eval_dir)["combiner"]["info"]}))
         if stage in ("all", "reader"):
             click.echo(json.dumps(fit_stage.reader_stage(eval_dir)))

@@ -62,14 +62,14 @@ def register_bench_commands(group: AppGroup) -> None:
 
         emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
 
-    @bench.command("scorer")
+    @bench.command("reader")
     @click.option("--pairs", "n_pairs", type=int, default=512, show_default=True, help="(window, claim) pairs per round.")
     @json_option
-    def bench_scorer(n_pairs, as_json) -> None:
-        """Support scorer throughput (pairs/s) and one claim's three windows (p50/p95 ms) on this machine."""
-        from historian_blueprint.bench import scorer as scorer_bench
+    def bench_reader(n_pairs, as_json) -> None:
+        """Reader model throughput (pairs/s) and one claim's three windows (p50/p95 ms) on this machine."""
+        from historian_blueprint.bench import reader as reader_bench
 
-        emit(scorer_bench.run(n_pairs), as_json)
+        emit(reader_bench.run(n_pairs), as_json)
 
     @bench.command("index")
     @workdir_option

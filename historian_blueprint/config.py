@@ -114,8 +114,6 @@ class Settings(BaseSettings):
                                          le=1)
     verify_human_review_threshold: float = _f(0.40, "confidence under which it is `insufficient_evidence`", ge=0,
                                               le=1)
-    verify_scorer: Literal["on", "off"] = _f("off", "`on`: the support scorer's logit joins the support reading "
-                                             "(opt-in)")
     reader: Literal["on", "off"] = _f("off", "`on`: the reader model ranks an answer's sentences and reads the claims "
                                       "the rules leave open (docs/verification.md, \"The reader\"; opt-in until it wins)")
     limits_max_question_chars: int = _f(2000, "longest question", ge=1)
@@ -161,7 +159,7 @@ class Settings(BaseSettings):
     map_document_types: dict[str, float] = _f({}, "value (0–1) of a document type over the defaults, matched "
                                               "against the document's `doc_type`")
 
-    @field_validator("verify_scorer", "reader", mode="before")
+    @field_validator("reader", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value

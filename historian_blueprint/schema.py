@@ -147,7 +147,7 @@ class ClaimVerdict(BaseModel):
     cited_source_ids: list[str] = []
     checks: list[CheckOut] = []
     part: Literal["finding", "narrative"] = "finding"  # narrative: a sentence of the answer's prose
-    decided_by: str = ""  # the rule, or "support scorer", that gave the verdict
+    decided_by: str = ""  # the rule, "support" or "reader", that gave the verdict
 
     @field_validator("verdict", mode="before")
     @classmethod

@@ -113,3 +113,24 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
     assert X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
     monkeypatch.setitem(R._on, "reader", False)
     assert not X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
+
+
+def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
+    """``fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's cap (the rules' own
+    false "supported" count against it), p(contradicts) may not contradict a true claim."""
+    from types import SimpleNamespace as Row
+
+    def row(supported: bool, entails: float, contradicts: float = 0.0, verdict: str = "unconfirmed") -> Row:
+        return Row(supported=supported, verdict=verdict, hard_failed=False, features={
+            "reader_entails": entails, "reader_contradicts": contradicts, "reader_details_held": 1.0, "own_voice": 1.0})
+
+    wice = [row(True, 0.97), row(True, 0.95), row(False, 0.96)] + [row(False, 0.1) for _ in range(39)]
+    begin = [row(True, 0.99), row(False, 0.2, 0.99), row(True, 0.3, 0.97)] + [row(False, 0.1) for _ in range(20)]
+    cuts = R.fit_cuts([("wice_dev", r) for r in wice] + [("begin_dev", r) for r in begin])
+    # WiCE's cap 0.02 of 40 false claims lets none through: the cut sits above the false claim's 0.96
+    assert cuts["entails"] == 0.97 and cuts["fit_half"]["wice_dev"]["false_supported"] == 0.0
+    # contradicting at 0.97 would hit a true BEGIN claim: the cut is 0.99
+    assert cuts["contradicts"] == 0.99 and cuts["fit_half"]["begin_dev"]["contradicted_true"] == 0
+    # BEGIN alone: the false claim read as contradicted is not among those the reader would support, so the cut
+    # falls to the true claim's 0.3
+    assert R.fit_cuts([("begin_dev", r) for r in begin])["entails"] == 0.3

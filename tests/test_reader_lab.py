@@ -70,7 +70,7 @@ def test_a_stopped_and_resumed_run_ends_as_an_uninterrupted_one_and_exports(tmp_
 
     import onnxruntime as ort
 
-    from historian_blueprint.verify import scorer as S
+    from historian_blueprint.verify import reader as S
 
     meta = train.export(tmp_path / "whole", tmp_path / "model", 48)
     assert (tmp_path / "model" / "model.onnx").stat().st_size < 30_000_000 and meta["heads"]["nli"][0] == "entails"

@@ -1,5 +1,5 @@
-"""The support scorer beside the hard checks: figures, windows, the shipped model, the combiner, and the
-check-a-draft paraphrases (tests/data/paraphrases.jsonl, written for this and held out from any fitting)."""
+"""The support reading beside the hard checks: figures, windows, the combiner, a combination that cannot be read,
+and the check-a-draft paraphrases (tests/data/paraphrases.jsonl, written for this and held out from any fitting)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import pytest
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import quantities, rounds_to
 from historian_blueprint.verify.grounding import verify_claim
-from historian_blueprint.verify.scorer import MODEL_DIR, SupportScorer
 from historian_blueprint.verify.support import FEATURES, Combiner, fit
 from historian_blueprint.verify.windows import WINDOW_CHARS, windows
 from tests.conftest import REPO
@@ -57,25 +56,11 @@ def test_windows_are_exact_spans_cited_first_and_bounded(docs):
         assert doc.text[w.start:w.end] == w.text and len(w.text) <= WINDOW_CHARS
 
 
-def test_the_shipped_scorer_reads_support_not_shared_words():
-    scorer = SupportScorer(MODEL_DIR)
-    evidence = ("The Secretary of the Treasury reports that the purchases of silver during the last fiscal year "
-                "aggregated 54,008,162.59 fine ounces, which cost $45,531,374.53.")
-    carried, reversed_, unrelated = scorer.score([
-        (evidence, "The Treasury bought about 54 million ounces of silver last year."),
-        (evidence, "The Treasury sold all of its silver last year."),
-        (evidence, "The harvest of cotton was abundant in the southern states."),
-    ])
-    assert carried > reversed_ and carried > unrelated
-    assert "sources" in scorer.meta and scorer.meta["pairs"] > 10000  # provenance ships with the weights
-    assert (MODEL_DIR / "model.onnx").stat().st_size <= 30 * 1024 * 1024
-
-
 def test_combiner_fit_is_calibrated_and_round_trips():
     rows, labels, groups = [], [], []
     for i in range(400):
         supported = i % 2 == 0
-        rows.append({name: 0.0 for name in FEATURES} | {"logit": (2.0 if supported else -2.0) + (i % 7 - 3) * 0.4,
+        rows.append({name: 0.0 for name in FEATURES} | {"local": (0.8 if supported else 0.3) + (i % 7 - 3) * 0.04,
                                                          "coverage": 0.9 if supported else 0.4})
         labels.append(supported)
         groups.append("a" if i < 200 else "b")
@@ -123,46 +108,40 @@ def test_paraphrase_set_no_unfaithful_supported_no_faithful_contradicted(docs):
     assert not wrong, wrong
 
 
-def test_bench_scorer_prints_its_figures(tmp_path):
+def test_bench_reader_prints_its_figures(tmp_path):
     from tests.conftest import make_plain_app
 
-    out = make_plain_app(tmp_path).test_cli_runner().invoke(args=["historian", "bench", "scorer", "--pairs", "48", "--json"])
+    out = make_plain_app(tmp_path).test_cli_runner().invoke(args=["historian", "bench", "reader", "--pairs", "48", "--json"])
     assert out.exit_code == 0, out.output
     figures = json.loads(out.output)
     assert figures["pairs"] == 48 and figures["pairs_per_s"]["best"] > 0 and figures["model_mb"] <= 30
 
 
-def test_a_missing_or_broken_model_fails_safe(tmp_path, monkeypatch, docs):
-    """No model files (or unreadable ones): claims are not verified, never called supported."""
-    from historian_blueprint.verify import scorer
+def test_a_combination_that_cannot_be_read_fails_safe(tmp_path, monkeypatch, docs):
+    """A corrupt or foreign ``combiner.json``: claims are not verified, never called supported."""
+    from historian_blueprint.verify import support
 
     item = _paraphrases()[1]
     cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item["cited"]]
-    from historian_blueprint.verify import support
-
-    monkeypatch.setattr(scorer, "MODEL_DIR", tmp_path)
-    monkeypatch.setattr(support, "MODEL_DIR", tmp_path)
+    monkeypatch.setattr(support, "COMBINER_DIR", tmp_path)
     support._combiner_at.cache_clear()
-    monkeypatch.setitem(support._use_scorer, "on", True)  # the opt-in reading (HISTORIAN_VERIFY_SCORER=on)
-    scorer.forget_loaded()
     try:
+        (tmp_path / support.COMBINER_FILE).write_text("{not json")
         result = verify_claim(item["claim"], [docs[CLEVELAND]], cited)
         assert result.verdict == "unconfirmed" and "not verified" in result.reason
-        (tmp_path / "model.onnx").write_bytes(b"not a model")
-        (tmp_path / "tokenizer.json").write_text("{}")
-        scorer.forget_loaded()
+        support._combiner_at.cache_clear()
+        (tmp_path / support.COMBINER_FILE).write_text(json.dumps({"features": ["coverage", "logit"], "weights": [1, 1],
+                                                                  "bias": 0, "isotonic": {"x": [], "y": []}, "threshold": 0}))
         assert verify_claim(item["claim"], [docs[CLEVELAND]], cited).verdict == "unconfirmed"
     finally:
         monkeypatch.undo()
-        scorer.forget_loaded()
         support._combiner_at.cache_clear()
 
 
 def test_a_reading_that_is_not_a_number_never_supports():
     from historian_blueprint.verify.support import UNFITTED, features
 
-    f = features(1.0, 1.0, 1.0, 0, 1.0, False, 10, 8, logit=float("nan"))
-    assert f["logit"] == -10.0
+    f = features(1.0, 1.0, 1.0, 0, 1.0, False, 10, 8)
     assert not UNFITTED.passes(dict(f, unexplained=1.0))
     assert UNFITTED.probability(dict(f, coverage=float("nan"))) < UNFITTED.threshold
 

@@ -28,7 +28,7 @@ from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.grounding import verify_answer, verify_claim
 from historian_blueprint.verify.support import (
-    DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS, LEXICAL_FEATURES, SCORER_FEATURES, Combiner, default_combiner, fit, scorer_in_use,
+    DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS, LEXICAL_FEATURES, Combiner, default_combiner, fit,
 )
 
 FLAGGED_LABELS = ("unsupported", "partially_supported")
@@ -265,10 +265,10 @@ def protocol(paths: list[Path], limit: int | None = None) -> dict[str, Any]:
     return out
 
 
-def fit_combiner(rows: list[Row], groups: list[str], info: dict[str, Any] | None = None, scorer: bool | None = None) -> Combiner:
+def fit_combiner(rows: list[Row], groups: list[str], info: dict[str, Any] | None = None) -> Combiner:
     """Fit the support combination on rows (fit halves only). Rows a conflict check decided, and rows with a
     word the evidence does not carry, are left out: the decision never reads the probability for them."""
-    names = SCORER_FEATURES if (scorer_in_use() if scorer is None else scorer) else LEXICAL_FEATURES
+    names = LEXICAL_FEATURES
     usable = [(r, g) for r, g in zip(rows, groups)
               if r.features is not None and all(n in r.features for n in names)
               and not r.hard_failed and r.features.get("unexplained", 0.0) == 0.0 and r.features.get("own_voice", 1.0) == 1.0]

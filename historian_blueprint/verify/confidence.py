@@ -14,8 +14,8 @@ MAX_PENALTY = 0.5  # the reports together take at most this much off the base
 
 
 def claim_confidence(result: ClaimResult) -> float:
-    """Probability that the claim is supported: the calibrated support probability (verify/support.py) when the
-    scorer read the claim, else (rules alone) from the verdict and the evidence coverage."""
+    """Probability that the claim is supported: the probability the verifier gave it (the calibrated support
+    reading, or the reader's), else from the verdict and the evidence coverage."""
     if result.probability is not None:
         return round(min(max(result.probability, 0.0), 1.0), 4)
     if result.verdict == "supported":

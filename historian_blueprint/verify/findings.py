@@ -56,7 +56,7 @@ class ClaimResult:
     reason: str = ""
     cited: list[Cited] = field(default_factory=list)
     probability: float | None = None   # calibrated support probability (None: decided by the rules alone)
-    decided_by: str = ""               # the rule or "support scorer" that gave the verdict
+    decided_by: str = ""               # the rule, "support" or "reader", that gave the verdict
     features: dict[str, float] | None = None  # what the probability was computed from (the harness refits on them)
 
     @property

@@ -6,7 +6,7 @@ The path reads as the decision does:
 2. the **conflict checks** (``verify/rules``, kind ``conflict``, in checklist order): the first that fails
    decides: contradicted, misquote, misattributed (or unconfirmed, when it finds something missing);
 3. the **support reading** (``verify/support.py``): how much of the claim the evidence carries, as one calibrated
-   probability (and the scorer's logit with ``HISTORIAN_VERIFY_SCORER=on``);
+   probability; with ``HISTORIAN_READER=on``, the reader model reads what it leaves open (``verify/reader.py``);
 4. one **decision** (``decide``): ``supported`` only above a threshold chosen for precision and with no word
    of the claim the evidence does not carry; otherwise ``unconfirmed``: "not confirmed: read the source".
 
@@ -27,7 +27,7 @@ from historian_blueprint.verify.findings import Check, ClaimResult, Finding, fai
 from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, read_claim, reader_features,
                                               reader_in_use, thresholds)
 from historian_blueprint.verify.rules import Registered, polarity, registered, support
-from historian_blueprint.verify.support import Combiner, default_combiner, features, read, scorer_in_use
+from historian_blueprint.verify.support import Combiner, default_combiner, features
 from historian_blueprint.verify.windows import WINDOW_CHARS, Window
 
 
@@ -37,22 +37,16 @@ def check_claim(
     cited: Sequence[Cited] = (),
     search: Search | None = None,
     question: str | None = None,
-    scorer: bool | None = None,
 ) -> ClaimResult:
     """Verify one claim against its cited sources (first) and other documents.
 
-    ``question``: the claim answers it (its words must be carried with the claim's). ``scorer``: read with
-    the support scorer too (default: ``HISTORIAN_VERIFY_SCORER``).
+    ``question``: the claim answers it (its words must be carried with the claim's).
     """
     ctx = build_context(claim, documents, cited, search)
     result = ClaimResult(claim, "supported", None, "none", ctx.evidence, ctx.evidence.coverage if ctx.evidence else 0.0,
                          cited=ctx.cited)
     conflict = conflict_checks(ctx, result)
-    on = scorer_in_use() if scorer is None else scorer
-    reading = read_support(ctx, question, on)
-    if conflict is None and reading.carried and reading.window_ctx is not ctx:
-        # carried by a window the conflict checks have not read yet: they read it too
-        conflict = conflict_checks(reading.window_ctx, result, only_close=True)
+    reading = read_support(ctx, question)
     result.checks.extend(reading.checks)
     read_by = None
     if conflict is None and not reading.carried and reader_in_use():  # the reader reads what the rules leave open
@@ -79,11 +73,9 @@ def applicable(ctx: ClaimContext, rule: Registered) -> bool:
     return rule.needs == "evidence" or close or (rule.needs == "passage" and _cites_a_passage(ctx))
 
 
-def conflict_checks(ctx: ClaimContext, result: ClaimResult, only_close: bool = False) -> Finding | None:
+def conflict_checks(ctx: ClaimContext, result: ClaimResult) -> Finding | None:
     """Run the conflict checks in order; the first that fails decides (its checks are kept on the result)."""
     for rule in registered("conflict"):
-        if only_close and rule.needs not in ("close", "passage"):
-            continue
         if not applicable(ctx, rule):
             continue
         finding = rule.check(ctx)
@@ -114,47 +106,33 @@ class SupportReading:
     own_voice: list[str]
     soft_failed: list[Finding]
     checks: list[Check]
-    window_ctx: ClaimContext      # the context whose evidence carries the claim (the scorer may find a better window)
-    window: Evidence | None
 
     @property
     def carried(self) -> bool:
         return self.combiner.passes(self.features) and not self.unexplained and not self.own_voice
 
 
-def read_support(ctx: ClaimContext, question: str | None, scorer: bool) -> SupportReading:
-    """Measure the claim against its evidence; with ``scorer``, also read the scorer's best window."""
-    combiner = default_combiner(scorer)  # ScorerUnavailable propagates: verify_claim fails safe (not verified)
-    window_ctx, logit = ctx, None
-    if scorer:
-        focused = ctx.evidence is not None and ctx.evidence.coverage >= SUPPORT_THRESHOLD
-        located = [(ctx.evidence.source_id, ctx.evidence.start, ctx.evidence.end)] if ctx.evidence is not None else []
-        documents_first = sorted(ctx.primary, key=lambda d: d is not ctx.doc)
-        reading = read(ctx.body if question is None else f"{question} {ctx.body}", documents_first,
-                       located + [(c.source_id, c.start, c.end) for c in ctx.cited], focused=focused)
-        logit = reading.logit
-        if not focused and reading.window is not None:
-            window_ctx = _read_at(ctx, reading.source_id or "", reading.window.start, reading.window.end)
-    soft = [f for f in (r.check(window_ctx) for r in registered("support") if applicable(window_ctx, r)) if f is not None]
+def read_support(ctx: ClaimContext, question: str | None) -> SupportReading:
+    """Measure the claim against its evidence."""
+    combiner = default_combiner()  # CombinerUnavailable propagates: verify_claim fails safe (not verified)
+    soft = [f for f in (r.check(ctx) for r in registered("support") if applicable(ctx, r)) if f is not None]
     checks = [c for f in soft for c in f.checks]
     known = next((c for c in checks if c.name == "novel_words"), None)
-    missing = support.unexplained(window_ctx)
+    missing = support.unexplained(ctx)
     asked = frozenset(content_words(question)) - frozenset(content_words(ctx.body)) if question else frozenset()
-    local = support.local_coverage(window_ctx)
-    answered = support.local_coverage(window_ctx, asked, span=1) if question else 1.0
+    local = support.local_coverage(ctx)
+    answered = support.local_coverage(ctx, asked, span=1) if question else 1.0
     n_sentences = sum(sentence_count(d.text) for d in ctx.primary[:3])
-    f = features(window_ctx.evidence.coverage if window_ctx.evidence else 0.0, local, answered, len(missing),
-                 1.0 if known is None or known.ok else 0.0, question is not None, n_sentences, len(ctx.words), logit)
+    f = features(ctx.evidence.coverage if ctx.evidence else 0.0, local, answered, len(missing),
+                 1.0 if known is None or known.ok else 0.0, question is not None, n_sentences, len(ctx.words))
     p = combiner.probability(f)
-    voice = support.own_voice(window_ctx)
+    voice = support.own_voice(ctx)
     f["own_voice"] = 0.0 if voice else 1.0  # read by the decision as a rule, not weighed
     checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
     if voice:
         checks.append(Check("own_voice", False, ", ".join(voice)))
-    checks.append(Check("support", p >= combiner.threshold, f"p={p:.2f} (threshold {combiner.threshold:.2f}"
-                        + (f"; scorer logit {logit:.2f})" if logit is not None else ")")))
-    return SupportReading(f, round(p, 4), combiner, missing, voice, [x for x in soft if x.verdict is not None], checks,
-                          window_ctx, window_ctx.evidence)
+    checks.append(Check("support", p >= combiner.threshold, f"p={p:.2f} (threshold {combiner.threshold:.2f})"))
+    return SupportReading(f, round(p, 4), combiner, missing, voice, [x for x in soft if x.verdict is not None], checks)
 
 
 def _read_at(ctx: ClaimContext, source_id: str, start: int, end: int) -> ClaimContext:
@@ -188,9 +166,6 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
     result.decided_by = "support"
     if reading.carried:
         result.reason = f"the evidence carries the claim (support {p:.2f})"
-        if reading.window is not None and reading.window_ctx is not ctx:
-            result.evidence = reading.window
-            result.support = reading.window.coverage
         return result
     note = f" (support {p:.2f})"
     reversed_ = polarity.reversed_opinion(ctx)

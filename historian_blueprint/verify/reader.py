@@ -27,7 +27,6 @@ import numpy as np
 
 from historian_blueprint.schema import SourceText
 from historian_blueprint.text.words import capitalized_terms, number_vocabulary, numbers, words
-from historian_blueprint.verify.scorer import encode, load_tokenizer
 from historian_blueprint.verify.windows import WINDOW_CHARS, Window, windows
 
 READER_DIR = Path(__file__).resolve().parent / "reader_model"
@@ -41,6 +40,29 @@ _on = {"reader": False}
 
 class ReaderUnavailable(RuntimeError):
     """The reader's files are missing or cannot be loaded."""
+
+
+def load_tokenizer(path: Path, max_len: int) -> Any:
+    """The model's WordPiece tokenizer: no padding, pairs cut longest-first to ``max_len`` tokens."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(path))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_len, strategy="longest_first")
+    return tok
+
+
+def encode(tokenizer: Any, first: Sequence[str], second: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Token ids, attention mask and token types of (first, second) pairs, padded to the longest."""
+    encoded = tokenizer.encode_batch(list(zip(first, second)))
+    width = max(len(e.ids) for e in encoded)
+    ids = np.zeros((len(encoded), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for row, e in enumerate(encoded):
+        n = len(e.ids)
+        ids[row, :n], mask[row, :n], types[row, :n] = e.ids, e.attention_mask, e.type_ids
+    return ids, mask, types
 
 
 def use_reader(on: bool) -> None:

@@ -1,12 +1,11 @@
 """Is the claim supported: what the evidence carries of it, measured (coverage, one-sentence coverage, an
-answer beside its question's words, words nothing carries), and, with ``HISTORIAN_VERIFY_SCORER=on``, the
-support scorer's logit (docs/design.md, "How verification is judged").
+answer beside its question's words, words nothing carries) (docs/design.md, "How verification is judged").
 
 Gates (a minimum per feature) chosen for precision, a logistic regression and an isotonic calibration (the
 claim's confidence) and its cut are fitted on the *fit* halves of the labeled files only (``historian
-train-checker --stage fit``) and stored in ``verify/model/combiner.json`` (``combiner_scorer.json`` for the
-scorer's reading). The conflict checks may still contradict a claim that clears them; nothing here ever
-overrules a conflict check.
+train-checker --stage fit``) and stored in ``verify/model/combiner.json``. The conflict checks may still
+contradict a claim that clears them; nothing here ever overrules a conflict check. (The reader model, which
+reads what these measurements leave open, is ``verify/reader.py``.)
 """
 
 from __future__ import annotations
@@ -21,63 +20,23 @@ from typing import Any
 
 import numpy as np
 
-from historian_blueprint.schema import SourceText
-from historian_blueprint.verify.scorer import MODEL_DIR, ScorerUnavailable, default_scorer
-from historian_blueprint.verify.windows import WINDOW_CHARS, Window, windows
-
-COMBINER_FILE = "combiner.json"                # the default reading: word-level measurements only
-SCORER_COMBINER_FILE = "combiner_scorer.json"  # HISTORIAN_VERIFY_SCORER=on: the same plus the scorer's logit
+COMBINER_DIR = Path(__file__).resolve().parent / "model"
+COMBINER_FILE = "combiner.json"  # the support reading's fitted combination of word-level measurements
 LEXICAL_FEATURES = ("coverage", "local", "answered", "unexplained", "known_words", "has_question", "context_size", "claim_size")
-SCORER_FEATURES = (*LEXICAL_FEATURES, "logit")
-FEATURES = SCORER_FEATURES  # every feature a row may carry (the harness refits on either set)
-MAX_DOCUMENTS = 3  # documents whose windows are read per claim (the cited ones first)
+FEATURES = LEXICAL_FEATURES
 # The most false claims "supported" the threshold may let through on each labeled file's fit half: the
 # decision is asymmetric (docs/design.md): a false "supported" costs a historian far more than an "unconfirmed".
 FALSE_SUPPORTED_LIMITS = {"historian_claims_dev": 0.02, "halueval_qa_dev": 0.02, "begin_dev": 0.05, "wice_dev": 0.05}
 DEFAULT_FALSE_SUPPORTED_LIMIT = 0.02
 
-_use_scorer = {"on": False}
 
-
-def use_scorer(on: bool) -> None:
-    """Read claims with the support scorer too (``HISTORIAN_VERIFY_SCORER=on``; set once at start-up)."""
-    _use_scorer["on"] = bool(on)
-
-
-def scorer_in_use() -> bool:
-    return _use_scorer["on"]
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What the scorer read: its best logit, the window it found it in, and that window's document."""
-
-    logit: float
-    window: Window | None
-    source_id: str | None
-    pairs: int
-
-
-def read(claim: str, documents: Sequence[SourceText], cited: Sequence[tuple[str, int, int]] = (), focused: bool = False) -> Reading:  # noqa: E501
-    """The scorer's best logit over the windows of the first documents (cited spans first). ``focused``: the
-    cited region already holds the claim's words, so only the window around each citation is read."""
-    scorer = default_scorer()
-    jobs: list[tuple[SourceText, Window]] = []
-    for doc in list(documents)[:MAX_DOCUMENTS]:
-        spans = [(s, e) for source_id, s, e in cited if source_id == doc.source_id]
-        located = any(e - s <= 2 * WINDOW_CHARS for s, e in spans)
-        per_doc = 1 if focused and located else (3 if len(documents) == 1 else 2)
-        jobs += [(doc, w) for w in windows(claim, doc.text, spans, per_doc)]
-    if not jobs:
-        return Reading(-10.0, None, None, 0)
-    logits = scorer.score([(w.text, claim) for _, w in jobs])
-    best = max(range(len(jobs)), key=logits.__getitem__)
-    return Reading(logits[best], jobs[best][1], jobs[best][0].source_id, len(jobs))
+class CombinerUnavailable(RuntimeError):
+    """The fitted combination cannot be read (the verifier then fails safe: claims are not verified)."""
 
 
 def features(
     coverage: float, local: float, answered: float, unexplained: int, known_words: float, has_question: bool, n_sentences: int,
-    claim_words: int, logit: float | None = None,
+    claim_words: int,
 ) -> dict[str, float]:
     """The support decision's inputs: how much of the claim the evidence window holds (``coverage``), how much
     one or two adjacent sentences of it hold (``local``: a claim pieced together from words spread over a
@@ -94,8 +53,6 @@ def features(
         "context_size": math.log1p(n_sentences) / 5,
         "claim_size": min(claim_words, 60) / 30,
     }
-    if logit is not None:
-        out["logit"] = max(-10.0, min(10.0, logit)) if math.isfinite(logit) else -10.0
     return {k: (v if math.isfinite(v) else 0.0) if k != "coverage" else v for k, v in out.items()}
 
 
@@ -141,8 +98,8 @@ class Combiner:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Combiner:
         names = tuple(data["features"])
-        if names not in (LEXICAL_FEATURES, SCORER_FEATURES):
-            raise ScorerUnavailable(f"the combination was fitted on features {list(names)}, not {list(LEXICAL_FEATURES)}")
+        if names != LEXICAL_FEATURES:
+            raise CombinerUnavailable(f"the combination was fitted on features {list(names)}, not {list(LEXICAL_FEATURES)}")
         return cls(tuple(data["weights"]), float(data["bias"]), tuple(data["isotonic"]["x"]), tuple(data["isotonic"]["y"]),
                    float(data["threshold"]), dict(data.get("info") or {}), names,
                    tuple((str(k), float(v)) for k, v in (data.get("minimums") or {}).items()))
@@ -154,37 +111,23 @@ UNFITTED = Combiner(tuple(12.0 if n == "coverage" else (-12.0 if n == "unexplain
 
 
 @lru_cache(maxsize=1)
-def _combiner_at(path: Path) -> Combiner | ScorerUnavailable:
+def _combiner_at(path: Path) -> Combiner | CombinerUnavailable:
     if not path.exists():
         return UNFITTED
     try:
-        combiner = Combiner.from_json(json.loads(path.read_text(encoding="utf-8")))
-    except ScorerUnavailable as exc:
+        return Combiner.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except CombinerUnavailable as exc:
         return exc
     except Exception as exc:  # noqa: BLE001 - a corrupt file fails safe, it does not pass claims
-        return ScorerUnavailable(f"{path} cannot be read: {type(exc).__name__}: {exc}")
-    digest = combiner.info.get("model_sha256")
-    if digest and "logit" in combiner.names and digest != model_digest(path.parent):
-        return ScorerUnavailable(f"{path} was fitted on another model: run `historian train-checker --stage fit`")
-    return combiner
+        return CombinerUnavailable(f"{path} cannot be read: {type(exc).__name__}: {exc}")
 
 
-def default_combiner(scorer: bool | None = None) -> Combiner:
-    """The fitted combination beside the model (UNFITTED before one is fitted); raises ScorerUnavailable when it
-    cannot be read or was fitted on another model. ``scorer``: the one that reads the scorer's logit too
-    (default: as ``use_scorer`` set it)."""
-    on = scorer_in_use() if scorer is None else scorer
-    found = _combiner_at(MODEL_DIR / (SCORER_COMBINER_FILE if on else COMBINER_FILE))
-    if isinstance(found, ScorerUnavailable):
+def default_combiner() -> Combiner:
+    """The fitted combination (UNFITTED before one is fitted); raises CombinerUnavailable when it cannot be read."""
+    found = _combiner_at(COMBINER_DIR / COMBINER_FILE)
+    if isinstance(found, CombinerUnavailable):
         raise found
     return found
-
-
-def model_digest(directory: Path) -> str:
-    import hashlib
-
-    path = directory / "model.onnx"
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
 
 
 def fit(

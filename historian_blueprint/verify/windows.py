@@ -1,8 +1,8 @@
-"""Evidence windows for the support scorer: a few short stretches of a document, each a sentence and its
+"""Evidence windows for the reader model: a few short stretches of a document, each a sentence and its
 neighbours, chosen so that a long document costs a bounded number of model calls.
 
 The cited region comes first; then the sentences that share the most content words with the claim. The
-same choice is used when the scorer is trained (``checker/pairs.py``) and when it runs.
+same choice is used when the cuts are fitted (``historian train-checker --stage reader``) and when it runs.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from historian_blueprint.verify import scorer as S  # noqa: E402 - the lab imports the product
+from historian_blueprint.verify import reader as S  # noqa: E402 - the lab imports the product
 
 NLI = ("entails", "contradicts", "neither")
 

