@@ -106,7 +106,7 @@ def test_a_claimed_order_must_agree_with_the_dates_of_the_sources():
 
 
 def test_a_bare_yes_or_no_answer_is_read_with_its_question():
-    from historian_blueprint.verify.grounding import verify_answer
+    from historian_blueprint.verify.answers import verify_answer
 
     question = "Are both The New Pornographers and Kings of Leon American rock bands?"
     assert verify_answer(question, "yes", [BANDS]).flagged
@@ -123,7 +123,7 @@ def test_a_bare_yes_or_no_answer_is_read_with_its_question():
 
 
 def test_a_failing_check_never_lets_a_bare_no_through():
-    from historian_blueprint.verify.grounding import verify_answer
+    from historian_blueprint.verify.answers import verify_answer
 
     def broken(*args):
         raise RuntimeError("boom")
@@ -173,7 +173,7 @@ def test_light_verbs_and_frequency_words_neither_support_nor_sink_a_claim():
 def test_a_bare_no_needs_sources_that_contradict_what_was_asked():
     """Found in review: "no" was supported with no documents, with documents about something else, or with
     documents that describe the person without saying the thing asked."""
-    from historian_blueprint.verify.grounding import verify_answer
+    from historian_blueprint.verify.answers import verify_answer
 
     question = "Was Napoleon born in 1769?"
     assert verify_answer(question, "No", []).verdict == "unconfirmed"

@@ -59,13 +59,37 @@ def test_a_claim_in_other_words_is_supported_by_the_reader_above_its_cut(cuts):
 
 def test_a_name_or_figure_the_passage_lacks_is_never_said_in_other_words(cuts):
     cuts(entails=0.0)  # whatever the model says
-    for claim in ("The members in Buffalo decided to shut the old canal.", "The 40 members decided to shut the old canal."):
+    for claim in ("The members in Buffalo decided to shut the old canal.", "The 40 members decided to shut the old canal.",
+                  "In his 1850 report, Harrison said that the members decided to shut the old canal.",
+                  "The members twice decided to shut the old canal."):
         result = verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))])
         assert result.verdict != "supported" and result.decided_by != "reader", claim
-    assert R.held_details("Free speech came first in 1941.", "In 1941 he named free speech first.")
-    assert not R.held_details("He named it in 1914.", "In 1941 he named it.")
-    assert not R.held_details("Roosevelt named it.", "He named it.")  # a first word is a name unless written in lower case
-    assert R.held_details("Free speech came first.", "He named free speech first.")
+    assert R.names_held("Free speech came first.", "He named free speech first.", "the free man; free speech")
+    assert not R.names_held("Roosevelt named it.", "He named it.")  # a first word is a name unless written in lower case
+    assert not R.names_held("Grant ordered the attack.", "Sherman ordered it.", "to grant a pardon. General Grant said")
+    assert not R.names_held("Andrew Jackson won.", "Andrew Johnson won at Jackson, Mississippi.")
+    assert not R.figures_held("He came in the 1850s.", "He came in the 1860s.")
+    assert not R.figures_held("It came first.", "It came second.") and R.figures_held("three men", "3 men")
+    assert R.held_details("In his 1893 message, Cleveland reported that ", "the silver law was repealed.",
+                          "The law of silver was repealed.", "Annual Message to Congress (1893) Grover Cleveland")
+
+
+def test_the_reader_never_reads_past_a_finding_of_the_rules(cuts):
+    """A speaker, a quotation, a reversed opinion: the rules' verdict stands whatever the reader says."""
+    cuts(entails=0.0, contradicts=0.0)
+    tariff = SourceText("tariff", "The new tariff has been beneficial to the farmers of the West.", "Message of 1890")
+    assert verify_claim("The tariff was harmful to farmers.", [tariff], [Cited("tariff", 0, 62)]).decided_by != "reader"
+    for claim in ('The committee said "the members decided to shut the old canal."',
+                  "Harrison said that the members decided to shut the old canal."):
+        assert verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))]).decided_by != "reader", claim
+
+
+def test_a_bare_no_is_not_made_right_by_the_reader(cuts):
+    from historian_blueprint.verify.answers import verify_answer
+
+    cuts(entails=1.000001, contradicts=0.5)
+    result = verify_answer("Did the committee never meet?", "No.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    assert result.verdict == "unconfirmed" and "only Historian's reader model" in result.reason
 
 
 def test_the_reader_contradicts_above_its_own_cut_and_shows_the_span(cuts):
@@ -73,18 +97,36 @@ def test_the_reader_contradicts_above_its_own_cut_and_shows_the_span(cuts):
     result = verify_claim("The members refused to close the old canal.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
     assert result.verdict == "contradicted" and result.decided_by == "reader"
     assert result.evidence is not None and "says otherwise" in result.reason
+    cuts(entails=1.000001, contradicts=0.5)  # a claim about someone the passage does not name is not contradicted by it
+    other = verify_claim("Harrison refused to close the old canal.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    assert other.decided_by != "reader"
 
 
-def test_without_fitted_cuts_or_switched_off_the_reader_decides_nothing(monkeypatch, tmp_path):
+def test_without_fitted_cuts_for_this_model_the_reader_decides_nothing(monkeypatch, tmp_path):
     monkeypatch.setitem(R._loaded, "thresholds", None)
     claim = "The members decided to shut the old canal."
     assert verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))]).decided_by != "reader"
-    bad = tmp_path / "thresholds.json"
-    (tmp_path / "meta.json").write_text(json.dumps({"model_sha256": "another"}))
-    bad.write_text(json.dumps({"entails": 0.1, "contradicts": 0.1, "model_sha256": "not-this-one"}))
-    assert R._read_thresholds(bad) is None  # fitted on another model: not used
-    bad.write_text("{not json")
-    assert R._read_thresholds(bad) is None
+    meta = json.loads((R.READER_DIR / "meta.json").read_text())
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    cuts = tmp_path / "thresholds.json"
+    good = {"entails": 0.9, "contradicts": 0.95, "model_sha256": meta["model_sha256"], "combiner_sha256": R.combiner_digest()}
+    cuts.write_text(json.dumps(good))
+    assert R._read_thresholds(cuts) is not None
+    for bad in ({"model_sha256": "another"}, {"model_sha256": None}, {"combiner_sha256": "another"},
+                {"entails": float("nan")}, {"contradicts": -0.1}, {"entails": 1.5}):
+        cuts.write_text(json.dumps(good | bad))
+        assert R._read_thresholds(cuts) is None, bad
+    for text in ("{not json", "[1, 2]", ""):
+        cuts.write_text(text)
+        assert R._read_thresholds(cuts) is None
+
+
+def test_a_model_file_that_is_not_the_one_described_is_not_loaded(tmp_path):
+    for name in ("model.onnx", "tokenizer.json", "meta.json"):
+        (tmp_path / name).write_bytes((R.READER_DIR / name).read_bytes())
+    (tmp_path / "model.onnx").write_bytes((tmp_path / "model.onnx").read_bytes()[:-1] + b"\0")
+    with pytest.raises(R.ReaderUnavailable, match="SHA-256"):
+        R.Reader(tmp_path)
 
 
 def test_a_reader_that_cannot_be_loaded_is_named_and_the_rules_decide(monkeypatch, tmp_path):
@@ -113,24 +155,34 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
     assert X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
     monkeypatch.setitem(R._on, "reader", False)
     assert not X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
+    monkeypatch.setitem(R._on, "reader", True)
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("onnxruntime failed at run time")
+    monkeypatch.setattr(R.default_reader(), "answers", broken)  # a reader that fails: the ranking by words stands
+    assert not X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
 
 
 def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
-    """``fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's cap (the rules' own
+    """``checker.fit.fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's cap (the rules' own
     false "supported" count against it), p(contradicts) may not contradict a true claim."""
     from types import SimpleNamespace as Row
 
     def row(supported: bool, entails: float, contradicts: float = 0.0, verdict: str = "unconfirmed") -> Row:
         return Row(supported=supported, verdict=verdict, hard_failed=False, features={
-            "reader_entails": entails, "reader_contradicts": contradicts, "reader_details_held": 1.0, "own_voice": 1.0})
+            "reader_entails": entails, "reader_contradicts": contradicts, "reader_details_held": 1.0,
+            "reader_names_held": 1.0, "reader_window_clear": 1.0})
 
     wice = [row(True, 0.97), row(True, 0.95), row(False, 0.96)] + [row(False, 0.1) for _ in range(39)]
-    begin = [row(True, 0.99), row(False, 0.2, 0.99), row(True, 0.3, 0.97)] + [row(False, 0.1) for _ in range(20)]
-    cuts = R.fit_cuts([("wice_dev", r) for r in wice] + [("begin_dev", r) for r in begin])
+    begin = [row(True, 0.99), row(True, 0.3, 0.97)] + [row(False, 0.2, 0.99) for _ in range(40)] + [row(False, 0.1) for _ in range(20)]
+    from historian_blueprint.checker.fit import fit_cuts, wilson_low
+
+    cuts = fit_cuts([("wice_dev", r) for r in wice] + [("begin_dev", r) for r in begin])
     # WiCE's cap 0.02 of 40 false claims lets none through: the cut sits above the false claim's 0.96
     assert cuts["entails"] == 0.97 and cuts["fit_half"]["wice_dev"]["false_supported"] == 0.0
-    # contradicting at 0.97 would hit a true BEGIN claim: the cut is 0.99
+    # contradicting at 0.97 would hit a true BEGIN claim: the cut is 0.99 (40 of 40 right: the bound clears 0.9)
     assert cuts["contradicts"] == 0.99 and cuts["fit_half"]["begin_dev"]["contradicted_true"] == 0
     # BEGIN alone: the false claim read as contradicted is not among those the reader would support, so the cut
     # falls to the true claim's 0.3
-    assert R.fit_cuts([("begin_dev", r) for r in begin])["entails"] == 0.3
+    assert fit_cuts([("begin_dev", r) for r in begin])["entails"] == 0.3
+    assert round(wilson_low(8, 8), 2) == 0.75 and wilson_low(0, 0) == 0.0 and wilson_low(40, 40) > 0.9

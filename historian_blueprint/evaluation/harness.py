@@ -26,7 +26,8 @@ from historian_blueprint.text.spans import Layouts
 from historian_blueprint.text.words import STOPWORDS, number_vocabulary, numbers
 from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
-from historian_blueprint.verify.grounding import verify_answer, verify_claim
+from historian_blueprint.verify.answers import verify_answer
+from historian_blueprint.verify.grounding import verify_claim
 from historian_blueprint.verify.support import (
     DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS, LEXICAL_FEATURES, Combiner, default_combiner, fit,
 )

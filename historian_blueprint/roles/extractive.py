@@ -23,7 +23,7 @@ from historian_blueprint.text.spans import MAX_QUOTE, quote_spans
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
 from historian_blueprint.verify.asked import asks, holds_type, name_asked
 from historian_blueprint.verify.question import constraints, unmet
-from historian_blueprint.verify.reader import ReaderUnavailable, default_reader, reader_in_use
+from historian_blueprint.verify.reader import default_reader, reader_in_use
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
@@ -223,7 +223,7 @@ def by_reader(question: str, ranked: list[Fact]) -> list[Fact]:
     head = ranked[:READ_FACTS]
     try:
         p = default_reader().answers(question, [f.text for f in head])
-    except ReaderUnavailable:
+    except Exception:  # noqa: BLE001 - unavailable or failing at run time: the ranking by words stands
         return ranked
     kind = asks(question)  # a sentence without what the question asks for (a figure for "how many") is not lifted
     read = [f.model_copy(update={"score": round(f.score + ANSWER_WEIGHT * q, 4)})

@@ -13,7 +13,8 @@ from historian_blueprint.text.claims import split_claims
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify.confidence import to_verdict
 from historian_blueprint.verify.findings import ClaimResult
-from historian_blueprint.verify.grounding import bare_answer, proposition, verify_answer, verify_claim
+from historian_blueprint.verify.answers import bare_answer, proposition, verify_answer
+from historian_blueprint.verify.grounding import verify_claim
 from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge, premise_summary
 

@@ -8,19 +8,20 @@ The path reads as the decision does:
 3. the **support reading** (``verify/support.py``): how much of the claim the evidence carries, as one calibrated
    probability; with ``HISTORIAN_READER=on``, the reader model reads what it leaves open (``verify/reader.py``);
 4. one **decision** (``decide``): ``supported`` only above a threshold chosen for precision and with no word
-   of the claim the evidence does not carry; otherwise ``unconfirmed``: "not confirmed: read the source".
+   of the claim the evidence does not carry, or (reader on) where the reader finds it said in other words above
+   its own precision cut with every name and figure held; otherwise ``unconfirmed``: "not confirmed: read the
+   source".
 
-Answers to yes/no questions are read with their question (``verify_answer``).
+Answers to yes/no questions are read with their question (``verify/answers.py``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from historian_blueprint.schema import Cited, SourceText
-from historian_blueprint.text.words import content_words, words
+from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
@@ -49,17 +50,47 @@ def check_claim(
     reading = read_support(ctx, question)
     result.checks.extend(reading.checks)
     read_by = None
-    if conflict is None and not reading.carried and reader_in_use():  # the reader reads what the rules leave open
-        located = [(ctx.evidence.source_id, ctx.evidence.start, ctx.evidence.end)] if ctx.evidence is not None else []
-        said = ctx.body[len(ctx.frame):] if ctx.frame and ctx.body.startswith(ctx.frame) else ctx.body
-        try:
-            read_by = read_claim(said if question is None else f"{question} {said}",
-                                 sorted(ctx.primary, key=lambda d: d is not ctx.doc),
-                                 located + [(c.source_id, c.start, c.end) for c in ctx.cited])
-            reading.features.update(reader_features(said, ctx.primary, read_by))
-        except ReaderUnavailable as exc:  # named on the claim; the rules decide as they would without it
-            result.checks.append(Check("reader", False, f"the reader is unavailable: {exc}"))
+    if conflict is None and reader_in_use() and open_to_reader(ctx, reading):
+        read_by = _read_by_reader(ctx, result, reading, question)
     return decide(ctx, result, conflict, reading, read_by)
+
+
+_QUOTES = ('"', "“", "”")
+
+
+def open_to_reader(ctx: ClaimContext, reading: SupportReading) -> bool:
+    """A claim the rules leave plainly unconfirmed: not carried, evidence found, no reversed opinion, no finding
+    but "unconfirmed", no speaker, no quotation and no first person the source lacks (the rules' own checks of
+    those are not to be read past)."""
+    return (not reading.carried and ctx.evidence is not None and ctx.speaker is None and not reading.own_voice
+            and not any(q in ctx.claim for q in _QUOTES)
+            and all(f.verdict == "unconfirmed" for f in reading.soft_failed) and polarity.reversed_opinion(ctx) is None)
+
+
+def _read_by_reader(ctx: ClaimContext, result: ClaimResult, reading: SupportReading, question: str | None) -> ClaimReading | None:
+    """The reader's reading of an open claim, with what the decision needs of it in ``reading.features``; a
+    reader that cannot be loaded or fails is named on the claim, and the rules decide."""
+    assert ctx.evidence is not None
+    said = ctx.body[len(ctx.frame):] if ctx.frame and ctx.body.startswith(ctx.frame) else ctx.body
+    try:
+        read_by = read_claim(said if question is None else f"{question} {said}",
+                             sorted(ctx.primary, key=lambda d: d is not ctx.doc),
+                             [(ctx.evidence.source_id, ctx.evidence.start, ctx.evidence.end)]
+                             + [(c.source_id, c.start, c.end) for c in ctx.cited])
+    except ReaderUnavailable as exc:
+        result.checks.append(Check("reader", False, f"the reader is unavailable: {exc}"))
+        return None
+    except Exception as exc:  # noqa: BLE001 - a failing reader never decides; the rules do
+        result.checks.append(Check("reader", False, f"the reader failed ({type(exc).__name__}: {exc})"))
+        return None
+    reading.features.update(reader_features(ctx.frame, said, ctx.primary, read_by))
+    clear = 0.0
+    if read_by.entails_at is not None:  # the conflict checks read the reader's window too
+        source_id, window = read_by.entails_at
+        scratch = ClaimResult(ctx.claim, "supported", None, "none", None, 0.0)
+        clear = float(conflict_checks(_read_at(ctx, source_id, window.start, window.end), scratch) is None)
+    reading.features["reader_window_clear"] = clear
+    return read_by
 
 
 # ----------------------------------------------------------------------------- 2. conflict checks
@@ -148,20 +179,15 @@ def _read_at(ctx: ClaimContext, source_id: str, start: int, end: int) -> ClaimCo
 # ----------------------------------------------------------------------------- 4. the decision
 def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, reading: SupportReading,
            read_by: ClaimReading | None = None) -> ClaimResult:
-    """One decision: a conflict decides; else the reader's contradiction above its cut; else supported when the
-    evidence carries the claim (probability above the precision cut, no word of it unexplained) or the reader
-    finds it said in other words (above its cut, every name and figure held); else unconfirmed, with what is
+    """One decision: a conflict decides; else supported when the evidence carries the claim (probability above the
+    precision cut, no word of it unexplained); else a reversed opinion, or no evidence; else, for a claim the
+    rules leave open, the reader's verdict above its cut (``_reader_decides``); else unconfirmed, with what is
     missing named."""
     result.features = reading.features
     p = reading.probability
     if conflict is not None:
         result.probability = round(min(p, reading.combiner.threshold * 0.99), 4)  # never above the cut
         return _apply(result, conflict, _named(conflict))
-    cuts = thresholds() if read_by is not None else None
-    if cuts is not None and read_by is not None:
-        by_reader = _reader_decides(ctx, result, reading, read_by, cuts)
-        if by_reader is not None:
-            return by_reader
     result.probability = p if reading.carried else round(min(p, reading.combiner.threshold * 0.99), 4)
     result.decided_by = "support"
     if reading.carried:
@@ -176,6 +202,11 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
         why = support.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication", "high",
                                              "nothing in the sources carries this claim")
         return _apply(result, why, "support", note)
+    cuts = thresholds() if read_by is not None else None
+    if cuts is not None and read_by is not None:  # only a claim open_to_reader was read
+        by_reader = _reader_decides(ctx, result, reading, read_by, cuts)
+        if by_reader is not None:
+            return by_reader
     if reading.soft_failed:
         return _apply(result, reading.soft_failed[0], "support", note)
     result.verdict, result.severity = "unconfirmed", "medium"
@@ -197,29 +228,35 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
 
 def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportReading, read_by: ClaimReading,
                     cuts: Thresholds) -> ClaimResult | None:
-    """The reader's verdict where it clears a cut fitted for precision, else None (the rules' reading stands)."""
-    if reading.carried:
-        return None
-    if read_by.contradicts >= cuts.contradicts and read_by.contradicts > read_by.entails and read_by.contradicts_at:
+    """The reader's verdict where it clears a cut fitted for precision, else None (the rules' reading stands):
+    contradicted when p(contradicts) clears its cut, exceeds p(entails) and the window names whom the claim names;
+    supported when p(entails) clears its cut, the window holds every name and figure and no conflict check fires
+    on it (the conditions ``checker.fit.fit_cuts`` fitted the cuts under)."""
+    f = reading.features
+    if (read_by.contradicts >= cuts.contradicts and read_by.contradicts > read_by.entails and read_by.contradicts_at
+            and f.get("reader_names_held") == 1.0):
         source_id, window = read_by.contradicts_at
         result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
         result.evidence = _window_evidence(ctx, source_id, window)
         result.support = result.evidence.coverage if result.evidence is not None else 0.0
         result.probability = round(min(1 - read_by.contradicts, reading.combiner.threshold * 0.99), 4)
         result.decided_by = "reader"
-        result.reason = f"the passage says otherwise: the reader reads it as contradicting the claim ({read_by.contradicts:.2f})"
+        result.reason = (f"the cited passage says otherwise (Historian's reader model reads it as contradicting the "
+                         f"claim, {read_by.contradicts:.2f}): read the source")
         result.checks.append(Check("reader", False, f"p(contradicts)={read_by.contradicts:.2f} (cut {cuts.contradicts:.2f})"))
         return result
-    if reading.own_voice or reading.features.get("reader_details_held") != 1.0:
+    if f.get("reader_details_held") != 1.0 or f.get("reader_window_clear") != 1.0:
         return None
     if read_by.entails < cuts.entails or read_by.entails_at is None:
         return None
     source_id, window = read_by.entails_at
+    result.verdict, result.type, result.severity = "supported", None, "none"
     result.evidence = _window_evidence(ctx, source_id, window)
     result.support = result.evidence.coverage if result.evidence is not None else 0.0
     result.probability = round(read_by.entails, 4)
     result.decided_by = "reader"
-    result.reason = f"the passage says this in other words (reader {read_by.entails:.2f}; every name and figure is in it)"
+    result.reason = (f"the passage says this in other words (Historian's reader model, {read_by.entails:.2f}; every "
+                     f"name and figure of the claim is in it)")
     result.checks.append(Check("reader", True, f"p(entails)={read_by.entails:.2f} (cut {cuts.entails:.2f})"))
     return result
 
@@ -304,71 +341,3 @@ def verify_claim(
             reason=f"verification failed ({type(exc).__name__}); the claim is not verified", cited=list(cited),
             probability=0.0,
         )
-
-
-_YES_NO_QUESTION = re.compile(
-    r"^\s*(?:are|is|was|were|do|does|did|can|could|has|have|had|will|would)\s+(?P<rest>.+?)\s*\?\s*$", re.I | re.S,
-)
-YES_WORDS = frozenset("yes yeah yep correct true".split())
-NO_WORDS = frozenset("no nope incorrect false".split())
-
-
-def bare_answer(text: str) -> bool | None:
-    """True for a bare "yes" (one or two words of it: "Yes.", "yes, correct"), False for a bare "no", else None."""
-    said = words(text)
-    if not 0 < len(said) <= 2:
-        return None
-    if all(w in YES_WORDS for w in said):
-        return True
-    if all(w in NO_WORDS for w in said):
-        return False
-    return None
-
-
-def proposition(question: str) -> str | None:
-    """The statement a yes/no question asks about ("Are A and B both P?" -> "A and B both P"); None otherwise."""
-    match = _YES_NO_QUESTION.match(question)
-    return match.group("rest") if match else None
-
-
-def verify_answer(
-    question: str,
-    answer: str,
-    documents: Sequence[SourceText],
-    cited: Sequence[Cited] = (),
-    search: Search | None = None,
-    checker: Callable[..., ClaimResult] | None = None,
-) -> ClaimResult:
-    """Verify an answer to a question.
-
-    An answer that is a statement is verified as a claim. A bare "yes" asserts the question's statement and
-    takes its verdict. A bare "no" denies it: contradicted when the sources say the statement (in any given
-    document), supported only when they contradict it, otherwise unsupported (not saying is not denying).
-    """
-    statement = proposition(question)
-    polarity = bare_answer(answer)
-    if polarity is None or statement is None:
-        return verify_claim(answer, documents, cited, search, checker, question=question)
-    result = verify_claim(statement, documents, cited, search, checker)
-    result.claim = answer
-    if polarity:
-        result.reason = f"'yes' asserts that {statement}: {result.reason}"
-        return result
-    if any(c.name == "verifier" for c in result.checks):  # the check itself failed: never call it supported
-        return result
-    if result.probability is not None:  # "no" is right as often as the statement is wrong
-        result.probability, result.features = round(1 - result.probability, 4), None
-        if result.verdict not in ("supported", "misattributed", "misquote", "contradicted"):  # not saying is not denying
-            result.probability = min(result.probability, 1 - result.probability)
-    if result.verdict in ("supported", "misattributed", "misquote"):  # the statement is in the sources
-        result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
-        result.reason = f"'no' denies that {statement}, which the sources say"
-        return result
-    why = result.reason
-    if result.verdict == "contradicted":
-        result.verdict, result.type, result.severity = "supported", None, "none"
-        result.reason = f"'no': the sources contradict that {statement} ({why})"
-        return result
-    result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
-    result.reason = f"'no' is not established: the sources do not contradict that {statement} ({why})"
-    return result

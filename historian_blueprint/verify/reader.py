@@ -2,10 +2,11 @@
 question" (a MiniLM-L6 cross-encoder with two heads, int8 ONNX, shipped in ``verify/reader_model/``; trained by
 ``lab/reader``, docs/verification.md "The reader").
 
-It never decides alone. The verifier asks it only when no conflict check fails and the rules do not carry the
-claim: the claim is ``supported`` when its p(entails) clears a cut fitted for precision on the fit halves of the
-labelled files (``historian train-checker --stage reader`` writes ``thresholds.json``), ``contradicted`` when its
-p(contradicts) clears its own cut. It is read only with ``HISTORIAN_READER=on`` (opt-in until it beats the rules:
+The verifier asks it only about a claim the rules leave plainly unconfirmed (no conflict check fails, the rules do
+not carry it, no reversed opinion, no speaker or quotation, evidence found): the claim is ``supported`` when its
+p(entails) clears a cut fitted for precision on the fit halves of the labelled files (``historian train-checker
+--stage reader`` writes ``thresholds.json``), every name and figure is in the window and the conflict checks find
+nothing there; ``contradicted`` when its p(contradicts) clears its own cut and the window names whom the claim names. It is read only with ``HISTORIAN_READER=on`` (opt-in until it beats the rules:
 docs/verification.md); without the thresholds file the verifier reads it but it decides nothing; a model that cannot
 be loaded is named on the claim, and the rules decide.
 """
@@ -18,7 +19,8 @@ import re
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from historian_blueprint.schema import SourceText
-from historian_blueprint.text.words import capitalized_terms, number_vocabulary, numbers, words
+from historian_blueprint.text.words import STOPWORDS, number_vocabulary, words
 from historian_blueprint.verify.windows import WINDOW_CHARS, Window, windows
 
 READER_DIR = Path(__file__).resolve().parent / "reader_model"
@@ -111,7 +113,11 @@ class Reader:
         self.meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
         self.max_tokens = int(self.meta.get("max_tokens", 160))
         self.tokenizer = load_tokenizer(directory / "tokenizer.json", self.max_tokens)
-        self.digest = str(self.meta.get("model_sha256", ""))
+        import hashlib
+
+        self.digest = hashlib.sha256(model.read_bytes()).hexdigest()
+        if self.digest != self.meta.get("model_sha256"):
+            raise ReaderUnavailable(f"{model} is not the model its meta.json describes (SHA-256 differs)")
         self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -199,16 +205,45 @@ def thresholds() -> Thresholds | None:
 
 
 def _read_thresholds(path: Path) -> Thresholds | None:
+    """The cuts, when they were fitted for this model and this support combination and are numbers in [0, 1]
+    (1.000001: "never"); otherwise None, and the reader decides nothing."""
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         meta = json.loads((path.parent / "meta.json").read_text(encoding="utf-8"))
-        if data.get("model_sha256") != meta.get("model_sha256"):
-            return None  # fitted on another model: not used
-        return Thresholds(float(data["entails"]), float(data["contradicts"]), dict(data))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a corrupt file fails safe: the reader decides nothing
+        digest = data.get("model_sha256")
+        if not digest or digest != meta.get("model_sha256"):
+            return None  # fitted on another model
+        if data.get("combiner_sha256") != combiner_digest():
+            return None  # fitted with another support combination: what the rules leave open has changed
+        cuts = float(data["entails"]), float(data["contradicts"])
+        if not all(math.isfinite(c) and 0.0 <= c <= 1.000001 for c in cuts):
+            return None
+        return Thresholds(cuts[0], cuts[1], dict(data))
+    except Exception:  # noqa: BLE001 - any unreadable file fails safe: the reader decides nothing
+        return None
+
+
+def combiner_digest() -> str:
+    """SHA-256 of the support combination the cuts were fitted beside (``verify/model/combiner.json``)."""
+    import hashlib
+
+    from historian_blueprint.verify.support import COMBINER_DIR, COMBINER_FILE
+
+    path = COMBINER_DIR / COMBINER_FILE
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+
+
+@contextmanager
+def deciding_nothing() -> Iterator[None]:
+    """The reader reads but decides nothing while the cuts are fitted (the rows are the rules' own verdicts)."""
+    with _load_lock:
+        _loaded["thresholds"] = None
+    try:
+        yield
+    finally:
+        forget_loaded()
 
 
 def forget_loaded() -> None:
@@ -234,81 +269,68 @@ def read_claim(claim: str, documents: Sequence[SourceText], cited: Sequence[tupl
     return ClaimReading(round(probs[e][0], 4), round(probs[c][1], 4), jobs[e], jobs[c], len(jobs))
 
 
-def held_details(claim: str, passage: str, title: str = "", document: str = "") -> bool:
-    """Whether the passage (or its document's title) holds every figure and every name of the claim: a figure
-    or a name is not said in other words, so the reader's "entails" never stands for one the passage lacks.
-    The claim's capitalized first word counts as a name unless the document writes it in lower case too."""
-    where = f"{title} {passage}"
-    if not numbers(claim) <= number_vocabulary(where):
+_RUN = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of\s+|de\s+|van\s+)?[A-Z][\w'’.-]*)*")
+_DECADE = re.compile(r"\b\d{3}0['’]?s\b")
+_ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth last once twice".split())
+
+
+def names_held(claim: str, where: str, document: str = "") -> bool:
+    """Every name of the claim (a run of capitalized words, as written: "Andrew Jackson" is not held by "Andrew
+    Johnson ... Jackson") is in ``where``. The claim's first word is no name when the document writes it in lower
+    case more often than capitalized within a sentence ("Free speech ..."; "Grant ordered ..." in a document about
+    Grant is a name). Names written in lower case are not found here: a limit of the check."""
+    flat = " ".join(where.split())
+    runs = [(m.start(), m.group().rstrip(".")) for m in _RUN.finditer(claim)]
+    out = []
+    for at, run in runs:
+        if at == len(claim) - len(claim.lstrip()) and _common_word(run.split()[0], document):
+            run = run.partition(" ")[2]  # the sentence's first word set aside, the rest of the run kept
+        if run:
+            out.append(run)
+    return all(run in flat for run in out)
+
+
+def _common_word(word: str, document: str) -> bool:
+    if word.lower() in STOPWORDS:
+        return True
+    lower = len(re.findall(rf"(?<![\w'-]){re.escape(word.lower())}(?![\w'-])", document))
+    within = len(re.findall(rf"(?<![.!?]\s)(?<![.!?]\s\s)(?<!^)\b{re.escape(word)}(?![\w'-])", document))
+    return lower > within
+
+
+def figures_held(claim: str, passage: str) -> bool:
+    """Every figure of the claim is in the passage: numbers in digits or words, decades ("the 1850s"), and the
+    ordinal and frequency words ("first", "twice") a paraphrase cannot change without changing the fact."""
+    if not number_vocabulary(claim) <= number_vocabulary(passage):
         return False
-    held = set(words(where))
-    first = next(iter(words(claim)), "")
-    common = bool(first) and re.search(rf"(?<![\w'-]){re.escape(first)}(?![\w'-])", f"{passage} {document}") is not None
-    return all(name in held for name in capitalized_terms(claim) if not (name == first and common))
+    said = set(words(passage))
+    if any(w in _ORDINALS and w not in said for w in words(claim)):
+        return False
+    return {d.replace("’", "'") for d in _DECADE.findall(claim)} <= {d.replace("’", "'") for d in _DECADE.findall(passage)}
 
 
-def reader_features(claim: str, documents: Sequence[SourceText], read_by: ClaimReading) -> dict[str, float]:
-    """What the decision (and the fit of its cuts) reads of the reader: its two probabilities, and whether the
-    window it found "entails" in holds every name and figure of the claim (``held_details``)."""
-    held = 0.0
+def held_details(frame: str, said: str, passage: str, byline: str = "", document: str = "") -> bool:
+    """Whether a claim's names and figures are all where the reader found it said: those of its frame ("In his 1893
+    message, Cleveland reported that") in the passage or the document's title and author, those of what it reports
+    in the passage (names may also be the document's title or author). A name or a figure is not said in other
+    words, so the reader's "entails" never stands for one the passage lacks."""
+    return (names_held(frame, f"{passage} {byline}", document) and figures_held(frame, f"{passage} {byline}")
+            and names_held(said, f"{passage} {byline}", document) and figures_held(said, passage))
+
+
+def reader_features(frame: str, said: str, documents: Sequence[SourceText], read_by: ClaimReading) -> dict[str, float]:
+    """What the decision (and the fit of its cuts) reads of the reader: its two probabilities; whether the window
+    it found "entails" in holds every name and figure of the claim (``held_details``); whether the window it found
+    "contradicts" in names everyone the claim names (a claim about someone the passage does not name is not
+    contradicted by it)."""
+    by_id = {d.source_id: d for d in documents}
+    held = named = 0.0
     if read_by.entails_at is not None:
-        source_id, window = read_by.entails_at
-        doc = next((d for d in documents if d.source_id == source_id), None)
-        held = float(held_details(claim, window.text, doc.title if doc is not None else "", doc.text if doc is not None else ""))
-    return {"reader_entails": read_by.entails, "reader_contradicts": read_by.contradicts, "reader_details_held": held}
-
-
-# The most false claims "supported" each labeled file's fit half may hold once the reader reads (the rules' own
-# included): the figures a historian is promised (docs/verification.md); a file not named here gets the least.
-FALSE_SUPPORTED_CAPS = {"historian_claims_dev": 0.01, "halueval_qa_dev": 0.02, "begin_dev": 0.05, "wice_dev": 0.02}
-TRUE_CONTRADICTED_LIMIT = 0.01   # true claims the reader may call contradicted, per file
-CONTRADICTION_PRECISION = 0.95   # of what the reader contradicts, over all files
-
-
-def fit_cuts(rows: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    """The two cuts from (file, harness row) pairs read with the rules alone deciding (see ``checker/fit.py``)."""
-    open_ = [(g, r) for g, r in rows if r.features is not None and not r.hard_failed and "reader_entails" in r.features
-             and r.verdict != "supported"]  # what the rules leave open: the reader reads nothing else
-    groups = sorted({g for g, _ in rows})
-    n_false = {g: sum(1 for h, r in rows if h == g and not r.supported) for g in groups}
-    n_true = {g: sum(1 for h, r in rows if h == g and r.supported) for g in groups}
-
-    def contradicted(r: Any, cut: float) -> bool:
-        f = r.features
-        return f["reader_contradicts"] >= cut and f["reader_contradicts"] > f["reader_entails"]
-
-    contra = 1.000001
-    for cut in sorted({round(r.features["reader_contradicts"], 6) for _, r in open_} | {1.000001}):
-        called = [(g, r) for g, r in open_ if contradicted(r, cut)]
-        wrong = [g for g, r in called if r.supported]
-        if all(wrong.count(g) <= TRUE_CONTRADICTED_LIMIT * n_true[g] for g in groups) and \
-                len(wrong) <= (1 - CONTRADICTION_PRECISION) * len(called):
-            contra = cut
-            break
-    base = {g: sum(1 for h, r in rows if h == g and not r.supported and r.verdict == "supported") for g in groups}
-    upgradable = [(g, r) for g, r in open_ if not contradicted(r, contra)
-                  and r.features.get("reader_details_held") == 1.0 and r.features.get("own_voice", 1.0) == 1.0]
-    entails = 1.000001
-    for cut in sorted({round(r.features["reader_entails"], 6) for _, r in upgradable} | {1.000001}):
-        added = [(g, r) for g, r in upgradable if r.features["reader_entails"] >= cut]
-        if all(base[g] + sum(1 for h, r in added if h == g and not r.supported)
-               <= FALSE_SUPPORTED_CAPS.get(g, min(FALSE_SUPPORTED_CAPS.values())) * n_false[g] for g in groups):
-            entails = cut
-            break
-    lifted = {id(r) for _, r in upgradable if r.features["reader_entails"] >= entails}
-    per_file = {}
-    for g in groups:
-        mine = [r for h, r in rows if h == g]
-        supported = [r for r in mine if r.verdict == "supported" or id(r) in lifted]
-        called = [r for r in mine if _c(r, contradicted, contra)]
-        per_file[g] = {"false_supported": round(sum(not r.supported for r in supported) / max(1, n_false[g]), 4),
-                       "coverage": round(sum(r.supported for r in supported) / max(1, n_true[g]), 4),
-                       "contradicted": len(called), "contradicted_true": sum(r.supported for r in called)}
-    return {"entails": entails, "contradicts": contra, "caps": FALSE_SUPPORTED_CAPS,
-            "true_contradicted_limit": TRUE_CONTRADICTED_LIMIT, "contradiction_precision": CONTRADICTION_PRECISION,
-            "fit_rows": {g: n_true[g] + n_false[g] for g in groups}, "fit_half": per_file}
-
-
-def _c(r: Any, contradicted: Any, cut: float) -> bool:
-    return bool(r.features and "reader_entails" in r.features and not r.hard_failed and r.verdict != "supported"
-                and contradicted(r, cut))
+        doc = by_id.get(read_by.entails_at[0])
+        held = float(doc is not None and held_details(frame, said, read_by.entails_at[1].text, doc.byline, doc.text))
+    if read_by.contradicts_at is not None:
+        doc = by_id.get(read_by.contradicts_at[0])
+        named = float(doc is not None and names_held(f"{frame} {said}".strip(), f"{read_by.contradicts_at[1].text} {doc.byline}",
+                                                     doc.text))
+    return {"reader_entails": read_by.entails, "reader_contradicts": read_by.contradicts, "reader_details_held": held,
+            "reader_names_held": named}

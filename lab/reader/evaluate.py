@@ -1,7 +1,7 @@
 """Measure an exported reader (int8 ONNX, as it would ship) on held-out pairs: each training source's held 5%, and
 ANLI dev (never trained on, non-commercial: a check only).
 
-    python lab/reader/evaluate.py --model historian_blueprint/verify/reader [--limit 600] [--json]
+    python lab/reader/evaluate.py --model historian_blueprint/verify/reader_model [--limit 600] [--json]
 
 Per source, for the nli head: 3-way accuracy where the source has three labels; "entails" against the rest as the
 verifier uses it (precision, recall and ROC-AUC of p(entails)); where the source has contradictions, precision and

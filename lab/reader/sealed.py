@@ -1,6 +1,6 @@
 """The reader's sealed sets, measured once: the model beside the rules and the bundled bi-encoder, on the same items.
 
-    python lab/reader/sealed.py --model historian_blueprint/verify/reader [--sealed tests/data/sealed]
+    python lab/reader/sealed.py --model historian_blueprint/verify/reader_model [--sealed tests/data/sealed]
 
 Prints figures only, never an item (the sets were written by someone who does not train the model, and are read by
 this program alone):

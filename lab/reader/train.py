@@ -1,7 +1,7 @@
 """Train Historian's reader: one MiniLM-L6 cross-encoder with two heads, resumable, then export it to int8 ONNX.
 
     python lab/reader/train.py --out lab/reader/runs/reader-v1            # trains (or resumes) one pass over the data
-    python lab/reader/train.py --out lab/reader/runs/reader-v1 --export historian_blueprint/verify/reader
+    python lab/reader/train.py --out lab/reader/runs/reader-v1 --export historian_blueprint/verify/reader_model
 
 Heads, on the mean of the last layer over the pair's tokens:
 - ``nli`` (3 logits: entails, contradicts, neither) for a passage and a claim: does the passage carry the claim;
@@ -254,7 +254,7 @@ def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
         "licences": {name: src.get("licence") for name, src in (manifest.get("sources") or {}).items()},
         "model_sha256": _sha256(to / "model.onnx"),
         "reproduce": "python lab/reader/build_data.py && python lab/reader/train.py --out RUN && "
-                     "python lab/reader/train.py --out RUN --export historian_blueprint/verify/reader",
+                     "python lab/reader/train.py --out RUN --export historian_blueprint/verify/reader_model",
     }
     (to / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return meta
