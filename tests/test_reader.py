@@ -141,26 +141,29 @@ def test_a_reader_that_cannot_be_loaded_is_named_and_the_rules_decide(monkeypatc
 
 
 def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
-    """Roosevelt's 1941 message, asked which freedom he named first (tests/data/questions.jsonl, q-11): by words
-    alone a sentence that repeats the question's words comes first; the reader puts "The first is freedom of
-    speech" first."""
+    """William Black's narrative, asked what his master gave the slaves when they were freed (tests/data/
+    questions.jsonl, q-15): by words alone a sentence that repeats the question's words comes first; the reader
+    puts the one that answers ("some clothes and five dollars") first."""
     from historian_blueprint.evaluation.harness import sample_corpus
     from historian_blueprint.roles import extractive as X
 
     lines = (REPO / "tests" / "data" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-    item = next(json.loads(line) for line in lines if '"q-11"' in line)
+    item = next(json.loads(line) for line in lines if '"q-15"' in line)
     document = sample_corpus()[item["gold"][0]["source_id"]]
     hit = {"source_id": document.source_id, "title": document.title, "author": None, "year": None, "start": 0,
            "end": len(document.text), "text": document.text, "locator": "", "score": 1.0}
-    assert X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
+    def first() -> str:
+        return " ".join(X.extract(item["question"], [hit])[0].text.split())
+
+    assert "five dollars" in first()
     monkeypatch.setitem(R._on, "reader", False)
-    assert not X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
+    assert "five dollars" not in first()
     monkeypatch.setitem(R._on, "reader", True)
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("onnxruntime failed at run time")
     monkeypatch.setattr(R.default_reader(), "answers", broken)  # a reader that fails: the ranking by words stands
-    assert not X.extract(item["question"], [hit])[0].text.startswith("The first is freedom of speech")
+    assert "five dollars" not in first()
 
 
 def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
