@@ -118,21 +118,23 @@ class Slots:
             self.give_back(token)
 
     def take(self, user_id: Any, kind: str) -> Token:
-        """Insert this run's slot, then count the user's: over the limit, take it back and raise Busy. Inserting
-        first keeps the count exact where the write lock is a no-op (a MongoDB server): two racing requests
-        both see both slots, and at most one of them, never both, may stay."""
+        """Insert this run's slot, then count the user's others: at the limit already, take it back and raise Busy.
+        Inserting first keeps the count safe where the write lock is a no-op (a MongoDB server): two racing
+        requests both see both slots, and neither stays past the limit (both may be refused: a 429, never one slot
+        too many). The count does not trust clocks: a slot stamped earlier than one already granted is no reason
+        to keep both."""
         active = self.store.collection("active")
-        now = time.time()
-        key = f"{now:017.6f}-{uuid.uuid4().hex}"  # ordered by when it was taken: the earliest slots stay
         with self.store.write_lock():
+            now = time.time()
+            key = f"{now:017.6f}-{uuid.uuid4().hex}"
             active.delete_many({"$or": [{"expires": {"$lt": now}},  # a slot without an expiry: an older version's
                                         {"expires": {"$exists": False}, "started": {"$lt": now - self.lifetime}}]})
             active.insert_one({"_id": key, "user_id": user_id, "kind": kind, "started": now,
                                "expires": now + self.lifetime})
-            held = sorted(active.find({"user_id": user_id}, {"started": 1}), key=lambda r: r["_id"])
-            if key not in [r["_id"] for r in held[: self.per_user]]:
+            others = [r for r in active.find({"user_id": user_id}, {"started": 1}) if r["_id"] != key]
+            if len(others) >= self.per_user:
                 active.delete_one({"_id": key})
-                started = [r["started"] for r in held if r["_id"] != key]
+                started = [r["started"] for r in others]
                 raise Busy(len(started), max(1, math.ceil(min(started, default=now) + self.timeout_s - now)))
         token = Token(key)
         self._renew(key, weakref.ref(token))

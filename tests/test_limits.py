@@ -94,6 +94,23 @@ def test_a_slot_a_dead_process_kept_expires_with_the_time_limit(indexed):
         assert Slots(get_store(), 1, 60).take("ghost", "ask")
 
 
+def test_a_slot_stamped_earlier_than_one_already_granted_is_still_refused(indexed, monkeypatch):
+    """A request that read the clock before another but reached the store after it (or a clock set back) is
+    counted, not ordered: the user never holds one slot more than allowed (a CI run once saw three of two)."""
+    import historian_blueprint.limits as limits
+
+    with indexed.app_context():
+        slots = Slots(get_store(), 1, 60)
+        monkeypatch.setattr(limits.time, "time", lambda: 1_000_000_010.0)
+        first = slots.take("clock", "ask")
+        monkeypatch.setattr(limits.time, "time", lambda: 1_000_000_005.0)  # earlier than the slot already granted
+        with pytest.raises(limits.Busy):
+            slots.take("clock", "ask")
+        monkeypatch.undo()
+        assert get_store().collection("active").count_documents({"user_id": "clock"}) == 1
+        slots.give_back(first)
+
+
 def test_a_run_whose_progress_stream_is_closed_is_finished_and_stored(indexed):
     from historian_blueprint.graph.run import stream
 
