@@ -81,42 +81,38 @@ CONTRADICTION_PRECISION = 0.90   # the lower 95% (one-sided) Wilson bound of its
 
 
 def fit_cuts(rows: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    """The two cuts from (file, harness row) pairs read with the rules alone deciding (see ``checker/fit.py``)."""
+    """The two cuts from (file, harness row) pairs read with the rules alone deciding (``reader_stage``), under the
+    decision's own rules (``reader.contradicts``, ``reader.supports``)."""
     open_ = [(g, r) for g, r in rows if r.features is not None and not r.hard_failed and "reader_entails" in r.features
              and r.verdict == "unconfirmed"]  # what the rules leave open: the reader reads nothing else
     groups = sorted({g for g, _ in rows})
     n_false = {g: sum(1 for h, r in rows if h == g and not r.supported) for g in groups}
     n_true = {g: sum(1 for h, r in rows if h == g and r.supported) for g in groups}
-
-    def contradicted(r: Any, cut: float) -> bool:
-        f = r.features
-        return (f["reader_contradicts"] >= cut and f["reader_contradicts"] > f["reader_entails"]
-                and f.get("reader_names_held") == 1.0)
-
     contra = 1.000001
     for cut in sorted({round(r.features["reader_contradicts"], 6) for _, r in open_} | {1.000001}):
-        called = [(g, r) for g, r in open_ if contradicted(r, cut)]
+        called = [(g, r) for g, r in open_ if reader.contradicts(r.features, cut)]
         wrong = [g for g, r in called if r.supported]
         if all(wrong.count(g) <= TRUE_CONTRADICTED_LIMIT * n_true[g] for g in groups) and \
                 wilson_low(len(called) - len(wrong), len(called)) >= CONTRADICTION_PRECISION:
             contra = cut
             break
     base = {g: sum(1 for h, r in rows if h == g and not r.supported and r.verdict == "supported") for g in groups}
-    upgradable = [(g, r) for g, r in open_ if not contradicted(r, contra) and r.features.get("reader_details_held") == 1.0
-                  and r.features.get("reader_window_clear") == 1.0]
+    upgradable = [(g, r) for g, r in open_ if not reader.contradicts(r.features, contra)
+                  and reader.supports(r.features, 0.0)]  # every name and figure held, the window clear
     entails = 1.000001
     for cut in sorted({round(r.features["reader_entails"], 6) for _, r in upgradable} | {1.000001}):
-        added = [(g, r) for g, r in upgradable if r.features["reader_entails"] >= cut]
+        added = [(g, r) for g, r in upgradable if reader.supports(r.features, cut)]
         if all(base[g] + sum(1 for h, r in added if h == g and not r.supported)
                <= FALSE_SUPPORTED_CAPS.get(g, min(FALSE_SUPPORTED_CAPS.values())) * n_false[g] for g in groups):
             entails = cut
             break
-    lifted = {id(r) for _, r in upgradable if r.features["reader_entails"] >= entails}
+    lifted = {id(r) for _, r in upgradable if reader.supports(r.features, entails)}
+    contradicted = {id(r) for _, r in open_ if reader.contradicts(r.features, contra)}
     per_file = {}
     for g in groups:
         mine = [r for h, r in rows if h == g]
         supported = [r for r in mine if r.verdict == "supported" or id(r) in lifted]
-        called = [r for r in mine if _c(r, contradicted, contra)]
+        called = [r for r in mine if id(r) in contradicted]
         per_file[g] = {"false_supported": round(sum(not r.supported for r in supported) / max(1, n_false[g]), 4),
                        "coverage": round(sum(r.supported for r in supported) / max(1, n_true[g]), 4),
                        "contradicted": len(called), "contradicted_true": sum(r.supported for r in called)}
@@ -133,8 +129,3 @@ def wilson_low(right: int, n: int, z: float = 1.645) -> float:
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return (centre - spread) / (1 + z * z / n)
-
-
-def _c(r: Any, contradicted: Any, cut: float) -> bool:
-    return bool(r.features and "reader_entails" in r.features and not r.hard_failed and r.verdict == "unconfirmed"
-                and contradicted(r, cut))

@@ -8,7 +8,6 @@ only, or the digests too), so that a damaged generation is named and never serve
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.resources import file_digest
 from historian_blueprint.text import readings
 
 FORMAT = 1
@@ -154,13 +154,7 @@ def write_generation(
     fsync_dir(directory)
 
 
-def digest(path: Path) -> str:
-    """The SHA-256 of a file, read in 1 MiB blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+digest = file_digest  # a generation's files are checked by their SHA-256 (resources.file_digest)
 
 
 def required_files(manifest: dict[str, Any]) -> list[str]:

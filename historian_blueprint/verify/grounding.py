@@ -25,8 +25,8 @@ from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
-from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, read_claim, reader_features,
-                                              reader_in_use, thresholds)
+from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, contradicts, read_claim,
+                                              reader_features, reader_in_use, supports, thresholds)
 from historian_blueprint.verify.rules import Registered, polarity, registered, support
 from historian_blueprint.verify.support import Combiner, default_combiner, features
 from historian_blueprint.verify.windows import WINDOW_CHARS, Window
@@ -67,7 +67,8 @@ def open_to_reader(ctx: ClaimContext, reading: SupportReading) -> bool:
             and all(f.verdict == "unconfirmed" for f in reading.soft_failed) and polarity.reversed_opinion(ctx) is None)
 
 
-def _read_by_reader(ctx: ClaimContext, result: ClaimResult, reading: SupportReading, question: str | None) -> ClaimReading | None:
+def _read_by_reader(ctx: ClaimContext, result: ClaimResult, reading: SupportReading,
+                    question: str | None) -> ClaimReading | None:
     """The reader's reading of an open claim, with what the decision needs of it in ``reading.features``; a
     reader that cannot be loaded or fails is named on the claim, and the rules decide."""
     assert ctx.evidence is not None
@@ -202,8 +203,7 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
         why = support.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication", "high",
                                              "nothing in the sources carries this claim")
         return _apply(result, why, "support", note)
-    cuts = thresholds() if read_by is not None else None
-    if cuts is not None and read_by is not None:  # only a claim open_to_reader was read
+    if read_by is not None and (cuts := thresholds()) is not None:  # only a claim open_to_reader was read
         by_reader = _reader_decides(ctx, result, reading, read_by, cuts)
         if by_reader is not None:
             return by_reader
@@ -232,9 +232,7 @@ def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportRead
     contradicted when p(contradicts) clears its cut, exceeds p(entails) and the window names whom the claim names;
     supported when p(entails) clears its cut, the window holds every name and figure and no conflict check fires
     on it (the conditions ``checker.fit.fit_cuts`` fitted the cuts under)."""
-    f = reading.features
-    if (read_by.contradicts >= cuts.contradicts and read_by.contradicts > read_by.entails and read_by.contradicts_at
-            and f.get("reader_names_held") == 1.0):
+    if read_by.contradicts_at is not None and contradicts(reading.features, cuts.contradicts):
         source_id, window = read_by.contradicts_at
         result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
         result.evidence = _window_evidence(ctx, source_id, window)
@@ -243,11 +241,10 @@ def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportRead
         result.decided_by = "reader"
         result.reason = (f"the cited passage says otherwise (Historian's reader model reads it as contradicting the "
                          f"claim, {read_by.contradicts:.2f}): read the source")
-        result.checks.append(Check("reader", False, f"p(contradicts)={read_by.contradicts:.2f} (cut {cuts.contradicts:.2f})"))
+        result.checks.append(Check("reader", False,
+                                   f"p(contradicts)={read_by.contradicts:.2f} (cut {cuts.contradicts:.2f})"))
         return result
-    if f.get("reader_details_held") != 1.0 or f.get("reader_window_clear") != 1.0:
-        return None
-    if read_by.entails < cuts.entails or read_by.entails_at is None:
+    if read_by.entails_at is None or not supports(reading.features, cuts.entails):
         return None
     source_id, window = read_by.entails_at
     result.verdict, result.type, result.severity = "supported", None, "none"

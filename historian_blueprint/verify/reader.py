@@ -6,17 +6,19 @@ The verifier asks it only about a claim the rules leave plainly unconfirmed (no 
 not carry it, no reversed opinion, no speaker or quotation, evidence found): the claim is ``supported`` when its
 p(entails) clears a cut fitted for precision on the fit halves of the labelled files (``historian train-checker
 --stage reader`` writes ``thresholds.json``), every name and figure is in the window and the conflict checks find
-nothing there; ``contradicted`` when its p(contradicts) clears its own cut and the window names whom the claim names. It is read only with ``HISTORIAN_READER=on`` (opt-in until it beats the rules:
-docs/verification.md); without the thresholds file the verifier reads it but it decides nothing; a model that cannot
-be loaded is named on the claim, and the rules decide.
+nothing there; ``contradicted`` when its p(contradicts) clears its own cut and the window names whom the claim
+names (``contradicts``, ``supports``: the one statement of both rules, read by the decision and by the fit of the
+cuts). It is read only with ``HISTORIAN_READER=on`` (opt-in until it beats the rules: docs/verification.md);
+without the thresholds file the verifier reads it but it decides nothing; a model that cannot be loaded is named
+on the claim, and the rules decide.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -27,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from historian_blueprint.resources import file_digest
 from historian_blueprint.schema import SourceText
 from historian_blueprint.text.words import STOPWORDS, number_vocabulary, words
 from historian_blueprint.verify.windows import WINDOW_CHARS, Window, windows
@@ -113,9 +116,7 @@ class Reader:
         self.meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
         self.max_tokens = int(self.meta.get("max_tokens", 160))
         self.tokenizer = load_tokenizer(directory / "tokenizer.json", self.max_tokens)
-        import hashlib
-
-        self.digest = hashlib.sha256(model.read_bytes()).hexdigest()
+        self.digest = file_digest(model)
         if self.digest != self.meta.get("model_sha256"):
             raise ReaderUnavailable(f"{model} is not the model its meta.json describes (SHA-256 differs)")
         self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
@@ -136,7 +137,8 @@ class Reader:
         i = 0
         while i < len(order):
             j = i + 1
-            while j < len(order) and (j - i + 1) * min(self.max_tokens, _chars(pairs[order[j]]) // 3 + 8) <= _BATCH_TOKENS:
+            while j < len(order) and \
+                    (j - i + 1) * min(self.max_tokens, _chars(pairs[order[j]]) // 3 + 8) <= _BATCH_TOKENS:
                 j += 1
             chunk = order[i:j]
             ids, mask, types = encode(self.tokenizer, [pairs[k][0] for k in chunk], [pairs[k][1] for k in chunk])
@@ -189,7 +191,8 @@ def default_reader() -> Reader:
             except ReaderUnavailable as exc:
                 _loaded["reader"] = exc
             except Exception as exc:  # noqa: BLE001 - a corrupt file, a missing runtime: the same for the verifier
-                _loaded["reader"] = ReaderUnavailable(f"the reader at {READER_DIR} cannot be loaded: {type(exc).__name__}: {exc}")
+                _loaded["reader"] = ReaderUnavailable(
+                    f"the reader at {READER_DIR} cannot be loaded: {type(exc).__name__}: {exc}")
         found = _loaded["reader"]
     if isinstance(found, ReaderUnavailable):
         raise found
@@ -227,12 +230,23 @@ def _read_thresholds(path: Path) -> Thresholds | None:
 
 def combiner_digest() -> str:
     """SHA-256 of the support combination the cuts were fitted beside (``verify/model/combiner.json``)."""
-    import hashlib
-
     from historian_blueprint.verify.support import COMBINER_DIR, COMBINER_FILE
 
     path = COMBINER_DIR / COMBINER_FILE
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+    return file_digest(path) if path.exists() else ""
+
+
+def contradicts(f: dict[str, float], cut: float) -> bool:
+    """The reader's "contradicted" on a claim's features: p(contradicts) at the cut or above it and above
+    p(entails), and the window names whom the claim names."""
+    return (f["reader_contradicts"] >= cut and f["reader_contradicts"] > f["reader_entails"]
+            and f.get("reader_names_held") == 1.0)
+
+
+def supports(f: dict[str, float], cut: float) -> bool:
+    """The reader's "supported" on a claim's features (asked only where it does not contradict): p(entails) at
+    the cut or above, every name and figure held in the window, and no conflict check firing on it."""
+    return f["reader_entails"] >= cut and f.get("reader_details_held") == 1.0 and f.get("reader_window_clear") == 1.0
 
 
 @contextmanager
@@ -306,7 +320,10 @@ def figures_held(claim: str, passage: str) -> bool:
     said = set(words(passage))
     if any(w in _ORDINALS and w not in said for w in words(claim)):
         return False
-    return {d.replace("’", "'") for d in _DECADE.findall(claim)} <= {d.replace("’", "'") for d in _DECADE.findall(passage)}
+    def decades(text: str) -> set[str]:
+        return {d.replace("’", "'") for d in _DECADE.findall(text)}
+
+    return decades(claim) <= decades(passage)
 
 
 def held_details(frame: str, said: str, passage: str, byline: str = "", document: str = "") -> bool:
@@ -330,7 +347,7 @@ def reader_features(frame: str, said: str, documents: Sequence[SourceText], read
         held = float(doc is not None and held_details(frame, said, read_by.entails_at[1].text, doc.byline, doc.text))
     if read_by.contradicts_at is not None:
         doc = by_id.get(read_by.contradicts_at[0])
-        named = float(doc is not None and names_held(f"{frame} {said}".strip(), f"{read_by.contradicts_at[1].text} {doc.byline}",
-                                                     doc.text))
+        where = f"{read_by.contradicts_at[1].text} {doc.byline}" if doc is not None else ""
+        named = float(doc is not None and names_held(f"{frame} {said}".strip(), where, doc.text))
     return {"reader_entails": read_by.entails, "reader_contradicts": read_by.contradicts, "reader_details_held": held,
             "reader_names_held": named}

@@ -34,7 +34,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product, never the other way
 
-from historian_blueprint.index.generation import digest as _sha256  # noqa: E402 - after the path above
+from historian_blueprint.resources import file_digest as _sha256  # noqa: E402 - after the path above
 from historian_blueprint.verify import reader as S  # noqa: E402
 
 log = logging.getLogger("reader.train")
