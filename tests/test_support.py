@@ -4,6 +4,7 @@ and the check-a-draft paraphrases (tests/data/paraphrases.jsonl, written for thi
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -159,3 +160,30 @@ def test_rounded_figures_pass_a_changed_figure_and_a_reversed_opinion_are_contra
         assert all(c.ok for c in verdicts[kind].checks if c.name == "numbers")
     assert verdicts["changed_figure"].verdict == "contradicted" and verdicts["changed_figure"].decided_by == "numbers"
     assert verdicts["reversed_opinion"].verdict == "contradicted" and "reversed opinion" in verdicts["reversed_opinion"].reason
+
+
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def test_a_reason_names_the_claims_words_as_written_never_a_stem(docs):
+    """"does not say 'defin'" told a historian nothing: every word a reason quotes or names as missing is a word
+    of the claim as the claim writes it (the paraphrases and the first claims of the test claims file)."""
+    items = _paraphrases() + [json.loads(line) for line in (DATA / "eval" / "historian_claims_dev.jsonl")
+                              .read_text(encoding="utf-8").splitlines()[:120] if line.strip()]
+    named = 0
+    for item in items:
+        cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item.get("cited") or []]
+        result = verify_claim(item["claim"], [docs[d["_id"]] for d in item["documents"]], cited)
+        said = {w.lower() for w in re.findall(r"[\w'’]+|\w+", item["claim"]) + re.findall(r"\w+", item["claim"])}
+        shown = []
+        if "does not say" in result.reason or "do not carry" in result.reason:
+            shown = _QUOTED.findall(result.reason.split(":")[0])
+        elif "never mentions" in result.reason:
+            shown = re.split(r" together| \(|:", result.reason.split("never mentions ", 1)[1])[0].split(", ")
+        for check in result.checks:
+            if check.name in ("unexplained_words", "novel_words") and check.detail:
+                shown += check.detail.split(", ")
+        for word in shown:
+            named += 1
+            assert all(part.lower() in said for part in re.findall(r"[\w'’]+", word)), (item["id"], word, result.reason)
+    assert named >= 20  # the test reads reasons that name words, not none

@@ -13,7 +13,7 @@ PHRASES = re.compile(
     r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)",
     re.IGNORECASE,  # normalize() sees lowercase text; capitalized_terms() sees the original case
 )
-_PHRASE_FORM = "usa"
+PHRASE_FORM = "usa"
 
 _DECADE = re.compile(r"\b(\d{2,4}0)'s\b")
 _SPACES = re.compile(r"\s+")
@@ -34,7 +34,7 @@ def normalize(text: str) -> str:
             text = text.replace(short, word)
     if "  " in text:
         text = _DOUBLE_SPACES.sub(" ", text)
-    return PHRASES.sub(_PHRASE_FORM, text) if _MAY_HOLD_PHRASE.search(text) else text
+    return PHRASES.sub(PHRASE_FORM, text) if _MAY_HOLD_PHRASE.search(text) else text
 
 
 @lru_cache(maxsize=512)

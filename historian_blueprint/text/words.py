@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
-from historian_blueprint.text.normalize import PHRASES, QUOTES, normalize
+from historian_blueprint.text.normalize import PHRASE_FORM, PHRASES, QUOTES, normalize
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -167,20 +168,41 @@ def content_words(text: str) -> list[str]:
 
 @lru_cache(maxsize=131072)
 def _content_words(text: str) -> tuple[str, ...]:
-    out = ["birth", "die"] if "(" in text and _LIFESPAN.search(text) else []
+    return tuple(stemmed for _, stemmed in _content_pairs(text))
+
+
+def _content_pairs(text: str) -> list[tuple[str, str]]:
+    """(word as the text has it, lowercased; its content stem) for each content word of a text."""
+    out = [("born", "birth"), ("died", "die")] if "(" in text and _LIFESPAN.search(text) else []
     text = _compound_numbers(text)
     if _DIGIT.search(text):
         text = _ORDINAL.sub(r"\1", text)  # "June 7th" is June 7
     for w in words(text):
+        said = w
         if "'" in w:
             if w.endswith("n't"):  # negations are compared by the negation check, not as content
                 continue
             w = _CONTRACTION.sub("", w).replace("'", "")
         if w in NUMBER_WORDS:
-            out.append(str(NUMBER_WORDS[w]))
+            out.append((said, str(NUMBER_WORDS[w])))
         elif len(w) > 1 and w not in _NOT_CONTENT:
-            out.append(vstem(w))
-    return tuple(out)
+            out.append((said, vstem(w)))
+    return out
+
+
+def as_written(stems: Iterable[str], text: str) -> list[str]:
+    """Content stems shown as the text writes them ("nam" of "the freedoms he named" -> "named"; "wilson" ->
+    "Wilson"), in the text's order; a stem the text does not hold is shown as it is."""
+    written: dict[str, str] = {}
+    for said, stemmed in _content_pairs(text):
+        if stemmed not in written:
+            original = unicodedata.normalize("NFKC", text).translate(QUOTES)
+            found = re.search(rf"(?<!\w){re.escape(said)}(?!\w)", original, re.I) or \
+                (PHRASES.search(original) if said == PHRASE_FORM else None)  # "usa" as written: "United States"
+            written[stemmed] = found.group() if found else said
+    wanted = list(dict.fromkeys(stems))
+    order = {s: i for i, s in enumerate(written)}
+    return [written.get(s, s) for s in sorted(wanted, key=lambda s: order.get(s, len(order)))]
 
 
 _DIGIT = re.compile(r"\d")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from historian_blueprint.schema import Cited, SourceText
-from historian_blueprint.text.words import content_words
+from historian_blueprint.text.words import as_written, content_words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
@@ -160,7 +160,7 @@ def read_support(ctx: ClaimContext, question: str | None) -> SupportReading:
     p = combiner.probability(f)
     voice = support.own_voice(ctx)
     f["own_voice"] = 0.0 if voice else 1.0  # read by the decision as a rule, not weighed
-    checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
+    checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
     if voice:
         checks.append(Check("own_voice", False, ", ".join(voice)))
     checks.append(Check("support", p >= combiner.threshold, f"p={p:.2f} (threshold {combiner.threshold:.2f})"))
@@ -216,7 +216,7 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
                          f"not confirmed, read the source{note}")
     elif reading.unexplained:
         result.type = "unverified_detail"
-        shown = ", ".join(f"'{w}'" for w in reading.unexplained[:4])
+        shown = ", ".join(f"'{w}'" for w in as_written(reading.unexplained, ctx.body)[:4])  # as the claim writes them
         result.reason = f"the cited passage does not say {shown}: not confirmed, read the source{note}"
     else:
         result.type = "inference"
@@ -300,12 +300,13 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
     if conflict is not None:
         return _apply(result, conflict, _named(conflict))
     missing = support.unexplained(ctx)
-    result.checks.append(Check("unexplained_words", not missing, ", ".join(missing[:8])))
+    result.checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
     local = support.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
     result.checks.append(Check("local", local >= SUPPORT_THRESHOLD, f"{local:.2f} of the claim's words in one or two sentences"))
     if missing or evidence.coverage < SUPPORT_THRESHOLD or local < SUPPORT_THRESHOLD:
         result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
-        result.reason = (f"the quoted words do not carry {', '.join(repr(w) for w in missing[:4])}" if missing else
+        shown = ", ".join(repr(w) for w in as_written(missing, ctx.body)[:4])
+        result.reason = (f"the quoted words do not carry {shown}" if missing else
                          "the quoted words do not carry the claim in one or two sentences" if evidence.coverage >= SUPPORT_THRESHOLD
                          else "the quoted words do not carry the claim")
         return result

@@ -4,7 +4,7 @@ and the support in the cited document rather than another one."""
 from __future__ import annotations
 
 from historian_blueprint.text.normalize import is_question
-from historian_blueprint.text.words import content_words, words
+from historian_blueprint.text.words import as_written, content_words, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, covered, document_words, related_form, sentences_of
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
@@ -52,9 +52,10 @@ def novel_words(ctx: ClaimContext) -> Finding:
     doc_words = (document_words(ctx.doc.text) | set(content_words(ctx.doc.byline))) if outside else ctx.wordy
     novel = sorted(w for w in ctx.wordy - doc_words if w in ctx.names or not related_form(w, doc_words))
     share = 1 - len(novel) / len(ctx.wordy)
-    check = Check("novel_words", share >= DOCUMENT_THRESHOLD, ", ".join(novel[:8]))
+    shown = as_written(novel, ctx.body)  # as the claim writes them: "named", not the stem "nam"
+    check = Check("novel_words", share >= DOCUMENT_THRESHOLD, ", ".join(shown[:8]))
     if not check.ok:
-        return failed(check, "unconfirmed", "unverified_detail", "medium", f"the source never mentions {', '.join(novel[:3])}")
+        return failed(check, "unconfirmed", "unverified_detail", "medium", f"the source never mentions {', '.join(shown[:3])}")
     return passed(check)
 
 
