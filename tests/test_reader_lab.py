@@ -79,3 +79,31 @@ def test_a_stopped_and_resumed_run_ends_as_an_uninterrupted_one_and_exports(tmp_
     ids, mask, types = S.encode(tokenizer, ["The steamer sank off Crete."] * 2, ["The steamer sank.", "It floated."])
     nli, answer = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
     assert nli.shape == (2, 3) and answer.shape == (2,) and np.isfinite(nli).all()
+
+
+def _swaps():
+    sys.path.insert(0, str(LAB))
+    try:
+        import swaps
+    finally:
+        sys.path.remove(str(LAB))
+    return swaps
+
+
+def test_swapped_details_put_another_name_or_figure_of_the_passage_in_place_and_keep_the_side():
+    swaps = _swaps()
+    passage = ("Soul Food is a 1997 American film produced by Kenneth Edmonds and released by Fox 2000 Pictures. "
+               "The National Basketball Association fined the club in 1997; 75 were hurt and 200 watched.")
+    pair = {"id": "fever_nli-9", "task": "nli", "a": passage, "label": "entails", "source": "fever_nli", "group": "g9",
+            "b": "Kenneth Edmonds produced Soul Food; 75 were hurt."}
+    made = swaps.swapped([pair, {**pair, "id": "x", "source": "selqa"}, {**pair, "id": "y", "label": "neither"}], "held")
+    assert {m["source"] for m in made} == {"swap_names", "swap_figures"} and all(m["split"] == "held" for m in made)
+    name = next(m for m in made if m["source"] == "swap_names")
+    assert name["label"] == "neither" and name["b"] != pair["b"] and name["group"] == "g9"
+    assert all(run in passage for _, _, run in swaps.names(name["b"]))  # every detail still held: only reading tells
+    assert "American" not in name["b"] and "Fox 2000 Pictures" not in name["b"]  # no people's word; numbered name whole
+    figure = next(m for m in made if m["source"] == "swap_figures")
+    assert figure["label"] == "contradicts" and figure["b"].endswith("; 200 were hurt.")  # no year for a count
+    assert swaps.swap_figure({**pair, "b": "Fox 2000 Pictures released it."}) is None  # a number inside a name
+    nba = {**pair, "a": "The National Basketball Association fined the club.", "b": "The NBA fined the club."}
+    assert swaps.swap_name(nba) is None  # its initials: the same name

@@ -33,6 +33,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+import swaps
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SOURCES = HERE / "sources"
@@ -298,6 +300,20 @@ def build() -> dict:
                       "labels": {side: dict(sorted(c.items())) for side, c in sorted(labels.items())},
                       "by_original_split": {s: dict(sorted(c.items())) for s, c in sorted(splits.items())}})
         per_source[name] = entry
+
+    # Swapped details (swaps.py): made from each side's own entailed pairs, so a held pair's swap stays held.
+    for side in ("train", "held"):
+        made = swaps.swapped(out[side], side)
+        out[side] += made
+        for kind in sorted({r["source"] for r in made}):
+            mine = [r for r in made if r["source"] == kind]
+            entry = per_source.setdefault(kind, {
+                "derived_from": list(swaps.FROM), "command": "lab/reader/swaps.py (called by build_data.py)",
+                "licence": "that of the pair each is made from (see its source)", "role": "train",
+                "bytes": 0, "pairs_in_file": 0, "dropped": {}, "pairs": {}, "labels": {}})
+            entry["pairs_in_file"] += len(mine)
+            entry["pairs"][side] = len(mine)
+            entry["labels"][side] = dict(Counter(r["label"] for r in mine))
 
     OUT.mkdir(parents=True, exist_ok=True)
     outputs = {}

