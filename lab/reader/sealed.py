@@ -88,7 +88,12 @@ def _verifier_figures(verdicts: list[str], truth: np.ndarray, contra: np.ndarray
             "paraphrase_coverage": round(float(supported[paraphrase].mean()), 3) if paraphrase.any() else None,
             "contradicted_called": int(contradicted.sum()),
             "contradiction_precision": round(float(contra[contradicted].mean()), 3) if contradicted.any() else None,
-            "contradiction_recall": round(float(contradicted[contra].mean()), 3)}
+            "contradiction_recall": round(float(contradicted[contra].mean()), 3),
+            "false_supported_by_kind": {k: int(sum(1 for i, c in zip(items, supported & ~truth) if c
+                                               and f"{i['label']}/{i.get('kind')}" == k))
+                                        for k in sorted({f"{i['label']}/{i.get('kind')}" for i in items})
+                                        if any(c and f"{i['label']}/{i.get('kind')}" == k
+                                               for i, c in zip(items, supported & ~truth))}}
 
 
 def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any,
