@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from pathlib import Path
+
 import pytest
 
 from historian_blueprint import get_store
@@ -322,3 +324,20 @@ def test_every_door_cleans_a_question_the_same_way(client):
     out = client.post("/historian/api/ask", json={"question": "List three\x00 causes\x1b  of the depression"}).json
     run = client.get(f"/historian/api/runs/{out['metadata']['run_id']}").json
     assert run["question"] == "List three causes of the depression"
+
+
+def test_bad_requests_have_one_handler_json_under_the_api_and_historians_page_elsewhere(client, monkeypatch):
+    """A malformed API parameter is the documented JSON with the reason as written (no "400 Bad Request:" prefix);
+    a page's bad request is Historian's error page; every page module leaves error handling to the blueprint."""
+    bad = client.get("/historian/api/retrieve?q=silver&mode=sideways")
+    assert bad.status_code == 400 and bad.json == {"error": {"code": "bad_request",
+                                                             "message": "mode must be hybrid, dense or bm25"}}
+    bad = client.get("/historian/api/retrieve?q=silver&top_k=many")
+    assert bad.status_code == 400 and bad.json["error"]["message"] == "top_k must be an integer, got 'many'"
+    from werkzeug.exceptions import BadRequest
+
+    from historian_blueprint import web
+
+    handlers = client.application.error_handler_spec.get("historian", {})
+    assert 400 not in handlers and all(BadRequest not in h for h in handlers.values())  # one HTTPException handler
+    assert [m.__name__ for m in web.PAGES if "errorhandler" in Path(m.__file__).read_text(encoding="utf-8")] == []

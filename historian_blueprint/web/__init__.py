@@ -116,8 +116,11 @@ def build_blueprint() -> Blueprint:
 
     @bp.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
-        """Under /api/ every error is the documented JSON; elsewhere Flask's page."""
+        """The blueprint's one handler of HTTP errors: under /api/ every error is the documented JSON; a page's bad
+        request is Historian's error page with what was wrong; other pages' errors are Flask's."""
         if "/api/" not in request.path:
+            if exc.code == 400:
+                return render_template("historian/error.html", title="Bad request", message=exc.description), 400
             return exc
         code = ERROR_CODES.get(exc.code or 500, "error")
         return jsonify(error={"code": code, "message": exc.description or exc.name}), exc.code or 500

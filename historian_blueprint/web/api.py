@@ -9,11 +9,12 @@ from historian_blueprint.text.questions import clean_question
 
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import login_required
-from historian_blueprint.web.common import index_problems, running
+from historian_blueprint.web.common import Problem, index_problems, running
 
 
-class BadRequest(ValueError):
-    """A request parameter is missing or malformed."""
+def _bad(message: str) -> Problem:
+    """A request parameter is missing or malformed: the blueprint's one problem handler answers it."""
+    return Problem(400, "bad_request", message)
 
 
 def _int_arg(name: str, low: int, high: int) -> int | None:
@@ -23,27 +24,23 @@ def _int_arg(name: str, low: int, high: int) -> int | None:
     try:
         value = int(raw)
     except ValueError:
-        raise BadRequest(f"{name} must be an integer, got {raw!r}") from None
+        raise _bad(f"{name} must be an integer, got {raw!r}") from None
     if not low <= value <= high:
-        raise BadRequest(f"{name} must be between {low} and {high}")
+        raise _bad(f"{name} must be between {low} and {high}")
     return value
 
 
 def register(bp: Blueprint) -> None:
-    @bp.errorhandler(BadRequest)
-    def bad_request(exc: BadRequest):
-        return jsonify(error={"code": "bad_request", "message": str(exc)}), 400
-
     @bp.get("/api/retrieve")
     @login_required
     def api_retrieve():
         try:
             query = clean_question(request.args.get("q"), get_settings().limits_max_question_chars, "q (the query)")
         except ValueError as exc:
-            raise BadRequest(str(exc)) from None
+            raise _bad(str(exc)) from None
         mode = request.args.get("mode", "hybrid")
         if mode not in ("hybrid", "dense", "bm25"):
-            raise BadRequest("mode must be hybrid, dense or bm25")
+            raise _bad("mode must be hybrid, dense or bm25")
         filters = service.Filters(
             collection=request.args.get("collection") or None,
             year_from=_int_arg("year_from", -10000, 10000),

@@ -297,9 +297,3 @@ def register(bp: Blueprint) -> None:
                               "status": r.get("output", {}).get("status")} for r in runs],
                        page=page, per_page=RUNS_PER_PAGE, total=total)
 
-    @bp.errorhandler(400)
-    def bad_request(exc: Any):
-        message = getattr(exc, "description", "bad request")
-        if "/api/" in request.path:
-            return jsonify(error={"code": "bad_request", "message": message}), 400
-        return render_template("historian/error.html", title="Bad request", message=message), 400
