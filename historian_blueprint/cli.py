@@ -169,7 +169,7 @@ def _register_graph_commands(group: AppGroup) -> None:
     @click.argument("question")
     @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
     @click.option("--quiet", is_flag=True, help="Do not print progress.")
-    @click.option("--profile", type=click.Choice(["default", "research", "course"]), default=None,
+    @click.option("--profile", type=click.Choice(cfg.PROFILES), default=None,
                   help="Retrieval depth and revision attempts for this run (default: the configured profile).")
     @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
     def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:

@@ -24,7 +24,8 @@ from historian_blueprint.redaction import redact_uri, redact_value, secret_name 
 from historian_blueprint.resources import resource_path
 
 PREFIX = "HISTORIAN_"
-PROFILES = ("default", "research", "course")
+Profile = Literal["default", "research", "course"]
+PROFILES: tuple[str, ...] = get_args(Profile)  # the one list of profiles: settings, pages, CLI and API read it
 NON_CONFIG_ENV = ("HISTORIAN_DEMO_", "HISTORIAN_TEST_")  # environment variables with the prefix that are not settings
 DEFAULT_FIELDS = {"id": "_id", "title": "title", "text": "content", "author": "author", "date": "date", "url": "url",
                   "pages": "pages", "year": "year", "collection": "collection"}
@@ -58,7 +59,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, extra="forbid", frozen=True, strict=True,
                                       validate_default=True)
 
-    profile: Literal["default", "research", "course"] = _f(
+    profile: Profile = _f(
         "default", "`default`, `research` (more evidence, longer timeouts) or `course` (quick, stricter)")
     url_prefix: str = _f("/historian", "where the blueprint is mounted (not `/`)")
     base_template: str = _f("historian/base.html", "the template Historian's pages extend (a host's own layout)")

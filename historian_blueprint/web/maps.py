@@ -10,6 +10,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
+from historian_blueprint.mapping.graph import MAX_TOPIC_CHARS
 from historian_blueprint.text.questions import clean_question
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
@@ -19,7 +20,6 @@ from historian_blueprint.web.common import (
     source_link, user,
 )
 
-MAX_TOPIC_CHARS = 300
 
 
 def load_map(run_id: str) -> dict[str, Any]:
