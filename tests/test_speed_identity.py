@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +22,7 @@ def plain_normalize(text: str) -> str:
     text = N._DECADE.sub(r"\1s", re.sub(r"\s+", " ", text).strip().lower())
     for short, word in N._ABBREVIATIONS.items():
         text = text.replace(short, word)
-    return N.PHRASES.sub(N._PHRASE_FORM, re.sub(r"  +", " ", text))
+    return N.PHRASES.sub(N.PHRASE_FORM, re.sub(r"  +", " ", text))
 
 
 def plain_compound_numbers(text: str) -> str:
