@@ -137,7 +137,7 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
                 break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise AssertionError(proc.stdout.read() if proc.poll() is not None else "server did not start")
+                    raise AssertionError(proc.stdout.read() if proc.poll() is not None else "server did not start") from None
                 time.sleep(0.3)
         token = re.search(r'name="csrf_token" value="([^"]+)"', opener.open(f"http://127.0.0.1:{port}/login", timeout=10).read().decode()).group(1)
         body = urlencode({"username": "alice", "password": "pw", "csrf_token": token}).encode()

@@ -41,7 +41,7 @@ def test_list_three_causes_gives_three_cited_bullets(app):
     # a list says how many of the items asked it found, and is not verified with fewer
     assert out["shape"]["kind"] == "list" and out["shape"]["asked"] == 3 and 0 <= out["shape"]["found"] <= 3
     assert out["shape"]["found"] == 3 or out["status"] != "verified"
-    assert f"of the 3 asked for" in out["answer"] or "None of the 3 asked for" in out["answer"]
+    assert "of the 3 asked for" in out["answer"] or "None of the 3 asked for" in out["answer"]
     assert all(c["source_id"] and c["locator"] for c in out["citations"])
     assert "sotu-1931-herbert-hoover" in {c["source_id"] for c in out["citations"]}
     # every node reported progress as it finished, in order

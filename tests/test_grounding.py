@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from historian_blueprint.schema import SourceText
 from historian_blueprint.text.claims import split_claims

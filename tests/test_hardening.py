@@ -77,7 +77,7 @@ def test_a_failure_inside_historian_is_json_without_a_traceback(client, monkeypa
 
 @pytest.mark.parametrize("body, status", [("[1]", 400), ('"x"', 400), ('{"full": "false"}', 400), ('{"retry_failed": 1}', 400),
                                           (b"\xff\xfe", 400)])
-def test_reindex_refuses_bodies_that_are_not_an_object_of_booleans(small_demo, body, status):  # noqa: F811
+def test_reindex_refuses_bodies_that_are_not_an_object_of_booleans(small_demo, body, status):  # noqa: F811 - small_demo is the imported fixture
     admin = login(small_demo.test_client(), "root", "root-pw")
     response = admin.post("/historian/api/reindex", data=body, content_type="application/json",
                           headers={"X-CSRFToken": _token(admin)})

@@ -72,7 +72,7 @@ def test_every_span_is_the_documents_text_and_the_output_keeps_its_contract(maps
     app, out = maps
     with app.app_context():
         content = {d["_id"]: d["content"] for d in map_docs()}
-        for topic, (output, _) in out.items():
+        for output, _ in out.values():
             MapOutput.model_validate(output)
             spans = [m for e in output["entities"] for m in e["mentions"]]
             spans += [r["citation"] for r in output["relations"]]

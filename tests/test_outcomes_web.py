@@ -32,7 +32,7 @@ def rows(page: str) -> list[dict]:
     """Each claim row: its group, raw verdict, plain label, span label, evidence link and quote."""
     found = []
     for group, verdict, body in ROW.findall(page):
-        def text(pattern: str) -> str | None:
+        def text(pattern: str, body: str = body) -> str | None:
             match = re.search(pattern, body, re.S)
             return html.unescape(match.group(1)).strip() if match else None
         found.append({"group": group, "verdict": verdict, "label": text(r'data-testid="outcome">(.*?)</span>'),

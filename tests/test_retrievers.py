@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from historian_blueprint import ConfigError, Historian, get_store
+from historian_blueprint import ConfigError, get_store
 from historian_blueprint.index import service
 from historian_blueprint.index.service import Filters, Hit, Retriever, RetrieverStatus
 from tests.conftest import make_plain_app, small_docs

@@ -3,7 +3,6 @@ them, lists that name no count, and people named by their initials."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from historian_blueprint.roles import extractive

@@ -303,7 +303,7 @@ def build_indirect_antonyms(wn: WordNet) -> dict[str, set[str]]:
     for satellite, head in wn.semantic["&"]:
         heads_of[satellite].add(head)
     opposite: dict[tuple[str, int], set[str]] = defaultdict(set)  # head synset -> antonym words
-    for source, target, _a, b in wn.lexical("!"):
+    for source, _target, _a, b in wn.lexical("!"):
         if source[0] == "a":
             opposite[(source[0], source[1])].add(b)
     table: dict[str, set[str]] = defaultdict(set)
@@ -493,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         + provenance
     )
 
-    pair_count = lambda t: sum(len(v) for v in t.values()) // 2  # noqa: E731
+    def pair_count(t: dict) -> int:
+        return sum(len(v) for v in t.values()) // 2
     digests = "\n".join(f"    {digest}  {name}" for name, digest in input_digests(wordnet))
     notes_words = (
         f"restricted to lemmas with a tag count >= 1 or of length <= {WORDS_SHORT_LIMIT} to stay under 2 MB"

@@ -133,7 +133,7 @@ class OpenAICompatibleServer:
                 if self._authorized():
                     self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
                 if self.path != f"{server.prefix}/chat/completions":
                     return self._error(404, f"no route {self.path}", "not_found")
                 if not self._authorized():

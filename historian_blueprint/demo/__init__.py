@@ -6,7 +6,6 @@ Run it with ``historian serve``. Its data (store, index, runs, secret key) lives
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets

@@ -133,7 +133,7 @@ def collect(
         latency = (time.perf_counter() - t0) * 1000
         by_id = corpus if corpus is not None else {d.source_id: d for d in documents}
         try:
-            verdict = to_verdict(1, result, Layouts(), lambda source_id: by_id[source_id].text)
+            verdict = to_verdict(1, result, Layouts(), lambda source_id, by_id=by_id: by_id[source_id].text)
         except (ValidationError, KeyError):
             verdict = None
         span_ok = None

@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
 from typing import Any
 
-from flask import current_app
-
 from historian_blueprint import history as run_history
 from historian_blueprint.app import Services, get_services, get_settings, get_store
 from historian_blueprint.config import PROFILES

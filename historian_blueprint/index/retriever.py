@@ -310,7 +310,7 @@ class IndexHolder:
 
     def _load(self, named: int) -> None:
         """Load the named generation, or the newest good one before it; raise IndexDamaged when none is good."""
-        first_damage: IndexDamaged | None = None
+        first_damage: gen.IndexDamaged | None = None
         for number in [named] + [n for n in gen.generations_on_disk(self.index_dir) if n < named]:
             directory = gen.generation_dir(self.index_dir, number)
             if self._loaded is not None and self._loaded.number == number and gen.signature(directory) == self._seen:

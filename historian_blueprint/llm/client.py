@@ -295,7 +295,7 @@ class LLMClient:
                 pass
         conversation = list(messages)
         error = ""
-        for turn in range(2):
+        for _turn in range(2):
             t0 = time.perf_counter()
             try:
                 message, parsed, retries = self._invoke(role, runnable, conversation)

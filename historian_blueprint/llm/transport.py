@@ -109,5 +109,5 @@ def _client(pid: int) -> httpx.Client:
         if not isinstance(getattr(pool, "_network_backend", None), httpcore.NetworkBackend):
             raise RuntimeError("this httpcore has no network backend to bound model calls with: "
                                "install httpcore 1.x (the one httpx 0.27 and 0.28 use)")
-        pool._network_backend = _Backend(pool._network_backend)  # noqa: SLF001
+        pool._network_backend = _Backend(pool._network_backend)  # noqa: SLF001 - httpcore offers no public hook for its network backend
     return client

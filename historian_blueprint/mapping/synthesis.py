@@ -64,7 +64,7 @@ def conflicts(comparison: Comparison, credibility: dict[str, float], sources: di
         groups = [{i for i in groups[0] if st[i].source_id not in ids[1] or i == e.a},
                   {i for i in groups[1] if st[i].source_id not in ids[0] or i == e.b}]
         sides = []
-        for c, members_c in zip((a, b), groups):
+        for _c, members_c in zip((a, b), groups):
             group = sorted(members_c, key=lambda i: -credibility.get(st[i].source_id, 0.5))
             cred = [credibility.get(s, 0.5) for s in dict.fromkeys(st[i].source_id for i in group)]
             sides.append({"claim": st[group[0]].text, "citations": [span(st[i]) for i in group],

@@ -176,7 +176,7 @@ def confirm(
             notes.append(f"claim {q.claim_id}: the judge's quote does not confirm it ({result.reason})")
             continue
         quoted = doc.text[start:end]
-        by_id[claim.id] = to_verdict(claim.id, result, layouts, lambda _: doc.text).model_copy(update={
+        by_id[claim.id] = to_verdict(claim.id, result, layouts, lambda _, text=doc.text: text).model_copy(update={
             "part": claim.part, "cited_source_ids": claim.cited_source_ids, "decided_by": "judge quote",
             "reason": f"the judge quoted “{quoted[:300]}” from {doc.source_id}: those words carry the claim "
                       "and no check finds a conflict",

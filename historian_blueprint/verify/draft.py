@@ -51,7 +51,7 @@ def verify_claims(
         result = verify_claim(claim, documents, cited, search, checker=checker)
         failed_checks |= any(c.name == "verifier" and not c.ok for c in result.checks)
 
-        def text_of(source_id: str) -> str | None:
+        def text_of(source_id: str, documents: list[SourceText] = documents) -> str | None:  # this claim's
             source = get_document(source_id) or next((d for d in documents if d.source_id == source_id), None)
             return source.text if source is not None else None
 

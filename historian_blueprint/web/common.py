@@ -222,7 +222,7 @@ def server_sent(events: Iterator[dict[str, Any]], done: Callable[[dict[str, Any]
         except STORE_ERRORS as exc:
             current_app.logger.exception("%s failed", what)
             yield error_event(store_problem(exc), "store_failing")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a stream that already began can only end with an error event
             current_app.logger.exception("%s failed", what)
             yield error_event(f"Historian failed: {type(exc).__name__}")
         finally:  # the asker left: the run goes on to its end (or its time limit) and is stored, by design

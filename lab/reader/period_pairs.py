@@ -38,7 +38,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from historian_blueprint.text.spans import sentence_spans  # noqa: E402 - the lab imports the product
-from historian_blueprint.verify.rules.lexical import _distance_at_most_two  # noqa: E402
+from historian_blueprint.verify.rules.lexical import _distance_at_most_two  # noqa: E402 - after the path above
 
 SCALE = ROOT.parent / "shared" / "data" / "scale" / "chronam_1916_01_all.jsonl.gz"
 SAMPLE = ROOT / "historian_blueprint" / "demo" / "corpus"
@@ -225,8 +225,9 @@ def build(scale: Path, seed: int = 23) -> dict:
         added = new_words(sents[longer]["words"], sents[shorter]["words"], known)
         if len(missing) <= 3:
             add("entails", longer, claim, "entails", story)
-            makers = {"number": lambda: changed_number(claim, premise, rng), "negation": lambda: changed_negation(claim),
-                      "antonym": lambda: changed_antonym(claim, premise, antonyms, rng)}
+            makers = {"number": lambda c=claim, p=premise: changed_number(c, p, rng),
+                      "negation": lambda c=claim: changed_negation(c),
+                      "antonym": lambda c=claim, p=premise: changed_antonym(c, p, antonyms, rng)}
             turn = len(made["entails"]) % 3
             for kind in ("number", "antonym", "negation")[turn:] + ("number", "antonym", "negation")[:turn]:
                 changed = makers[kind]() if len(made[kind]) < CAPS[kind] else None

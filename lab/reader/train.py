@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product, never the other way
 
 from historian_blueprint.resources import file_digest as _sha256  # noqa: E402 - after the path above
-from historian_blueprint.verify import reader as S  # noqa: E402
+from historian_blueprint.verify import reader as S  # noqa: E402 - after the path above
 
 log = logging.getLogger("reader.train")
 NLI = {"entails": 0, "contradicts": 1, "neither": 2}
