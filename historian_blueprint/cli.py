@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import threading
 import time
@@ -16,15 +17,16 @@ from flask.cli import AppGroup
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
 from historian_blueprint.app import get_settings, get_state, get_store
-from historian_blueprint.cli_bench import register_bench_commands
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.graph.export import outcome, outcome_counts, to_markdown
 from historian_blueprint.index import service
 from historian_blueprint.settings import LLMSettings
 from historian_blueprint.verify.service import check_draft
 
-# The graph (langgraph), the benchmarks, the eval harness and the doctor (openai) are imported by the
-# commands that use them: an app that registers Historian does not pay for them at start-up.
+# The graph (langgraph) and the doctor (openai) are imported by the commands that use them: an app that registers
+# Historian does not pay for them at start-up. The benchmarks, the eval harness and the fitting are the lab's
+# (historian_lab), added as a plugin.
+log = logging.getLogger("historian")
 
 
 def _run(job_id: str, bar: bool = True) -> dict:
@@ -108,9 +110,26 @@ def build_cli() -> AppGroup:
         click.echo(json.dumps(cfg.redacted(get_settings().as_config()), indent=2, default=str))
 
     _register_index_commands(group)
-    register_bench_commands(group)
     _register_graph_commands(group)
+    _register_plugins(group)
     return group
+
+
+# Packages that add commands to ``historian`` declare a function of the group under this entry-point group (the
+# repository's lab adds ``bench``, ``eval`` and ``train-checker``: pyproject.toml); Historian imports none of them.
+COMMAND_PLUGINS = "historian.commands"
+
+
+def _register_plugins(group: AppGroup) -> None:
+    """Let each installed plugin add its commands; one that cannot be loaded is skipped with a warning (an install
+    without the lab still has every command of its own)."""
+    from importlib.metadata import entry_points
+
+    for plugin in entry_points(group=COMMAND_PLUGINS):
+        try:
+            plugin.load()(group)
+        except ImportError as exc:
+            log.warning("historian: the commands of %s are not available (%s)", plugin.value, exc)
 
 
 def _register_index_commands(group: AppGroup) -> None:
@@ -247,68 +266,3 @@ def _register_graph_commands(group: AppGroup) -> None:
                 click.echo(f"       {c.reason}")
         for role in ("challenge", "interrogation", "counter", "judge"):
             click.echo(f"  {role}: {getattr(result, role).summary}")
-
-    @group.command("eval")
-    @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
-    @click.option("--data", type=click.Path(file_okay=False, exists=True), default=None,
-                  help="With no PATHS: the shared data folder whose eval/ files are all run (default: ../shared/data).")
-    @click.option("--limit", type=int, default=None, help="Only the first N items of each file.")
-    @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
-                  help="Write the JSON and a reliability-diagram PNG (of each check half) into this folder.")
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-    def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, report_dir: str | None, as_json: bool) -> None:
-        """Verify labeled claims: fit and check halves, the lexical baseline fitted on the fit half, and (with
-        several files, or none: every labeled file of --data) leave-one-dataset-out."""
-        from historian_blueprint.bench import common as bench_common
-        from historian_blueprint.evaluation import harness
-
-        if len(paths) == 1:
-            result = harness.run(Path(paths[0]), limit=limit)
-            if report_dir:
-                json_path, png_path = harness.write_report(result, Path(report_dir))
-                result["report"] = {"json": str(json_path), "reliability_png": str(png_path)}
-            click.echo(json.dumps(result, indent=None if as_json else 2))
-            return
-        files = [Path(p) for p in paths]
-        elsewhere: list[str] = []
-        if not files:
-            eval_dir = (Path(data) if data else bench_common.default_data_dir()) / "eval"
-            if not eval_dir.is_dir():
-                raise click.ClickException(f"no labeled data at {eval_dir}: pass --data DIR or the files")
-            files = harness.labeled_files(eval_dir)
-            elsewhere = sorted(p.stem for p in eval_dir.glob("*.jsonl") if p not in files)
-        result = harness.protocol(files, limit=limit)
-        if report_dir:
-            result["report"] = [str(p) for p in harness.write_protocol_report(result, Path(report_dir))]
-        if as_json:
-            click.echo(json.dumps(result))
-            return
-        click.echo(f"{'file':<24}{'fit BA':>8}{'check BA':>10}{'det':>7}{'FPR':>7}{'ECE':>7}{'LODO BA':>9}{'baseline':>10}")
-        for stem, f in result["files"].items():
-            c, lodo = f["check"], f["leave_one_dataset_out"] or {}
-            click.echo(f"{stem:<24}{f['fit']['balanced_accuracy']:>8.3f}{c['balanced_accuracy']:>10.3f}{c['detection_rate']:>7.3f}"
-                       f"{c['false_positive_rate']:>7.3f}{c['ece']:>7.3f}{lodo.get('balanced_accuracy', float('nan')):>9.3f}"
-                       f"{f['baseline_lexical']['check']:>10.3f}")
-        for stem in elsewhere:  # question sets need the index: the benchmarks score them
-            where = "historian bench graph (fit and check halves)" if stem.startswith("historian_qa") else "historian bench retrieval"
-            click.echo(f"{stem:<24}questions, not labeled claims: scored by `{where}`")
-
-    @group.command("train-checker")
-    @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
-                  help="The shared data folder whose eval/ fit halves set the combination and the cuts (default: ../shared/data).")
-    @click.option("--stage", type=click.Choice(["all", "fit", "reader"]), default="all", show_default=True,
-                  help="fit: the support combination (verify/model/combiner.json); reader: the reader's two cuts "
-                       "(verify/reader_model/thresholds.json); all: both.")
-    def train_checker_command(eval_data, stage) -> None:
-        """Fit the verifier's support combination and the reader's cuts on the labeled files' fit halves (the reader
-        model itself is trained in the lab: lab/reader/README.md)."""
-        from historian_blueprint.bench import common as bench_common
-        from historian_blueprint.checker import fit as fit_stage
-
-        eval_dir = (Path(eval_data) if eval_data else bench_common.default_data_dir()) / "eval"
-        if not eval_dir.is_dir():
-            raise click.ClickException(f"no labeled data at {eval_dir}: pass --eval-data DIR")
-        if stage in ("all", "fit"):
-            click.echo(json.dumps({"combiner": fit_stage.fit_stage(eval_dir)["combiner"]["info"]}))
-        if stage in ("all", "reader"):
-            click.echo(json.dumps(fit_stage.reader_stage(eval_dir)))

@@ -13,8 +13,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from historian_blueprint.bench import fake_llm_server as ts
-from historian_blueprint.bench.fake_llm_server import first_sentence
+from historian_lab.bench import fake_llm_server as ts
+from historian_lab.bench.fake_llm_server import first_sentence
 
 USAGE = {"input_tokens": 120, "output_tokens": 30, "total_tokens": 150}
 

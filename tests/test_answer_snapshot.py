@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, read_jsonl
+from historian_lab.bench.common import SAMPLE_CORPUS, read_jsonl
 from tests.conftest import EVAL
 
 SNAPSHOT = Path(__file__).parent / "data" / "answers_snapshot.json"

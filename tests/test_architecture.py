@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import REPO
 
 PACKAGE = REPO / "historian_blueprint"
+LAB = REPO / "historian_lab"  # benchmarks, evaluation, fitting: they import the product, never the reverse
 
 # Bottom first. A module may import its own floor and the floors below it.
 FLOORS: list[tuple[str, ...]] = [
@@ -24,8 +25,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("verify",),
     ("roles",),
     ("graph", "mapping"),
-    ("bench", "evaluation", "checker"),        # measure and train the floors below; cli runs them
-    ("web", "cli", "cli_bench"),
+    ("web", "cli"),
     ("",),                                     # historian_blueprint/__init__.py: the extension
     ("demo",),                                 # the demo host app and the console script
 ]
@@ -118,6 +118,34 @@ def test_the_bottom_floor_imports_nothing_above_it(name):
             assert all(floor_of(d) == 0 for d in deps), (mod, deps)
 
 
+def _imported_roots(path: Path) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_nothing_of_the_lab_is_imported_by_the_product():
+    """The lab (historian_lab) measures the product from outside: no product module imports it, anywhere in a
+    file; its commands reach ``historian`` by the entry point the product reads (cli.COMMAND_PLUGINS)."""
+    assert LAB.is_dir() and any(LAB.rglob("*.py"))
+    importing = sorted(name for name, path in modules().items() if "historian_lab" in _imported_roots(path))
+    assert not importing, importing
+    assert not any((PACKAGE / old).exists() for old in ("bench", "evaluation", "checker", "cli_bench.py"))
+
+
+def test_the_lab_commands_join_historian_as_a_plugin():
+    from importlib.metadata import entry_points
+
+    from historian_blueprint.cli import COMMAND_PLUGINS, build_cli
+
+    assert [p.value for p in entry_points(group=COMMAND_PLUGINS)] == ["historian_lab.cli:register"]
+    assert {"bench", "eval", "train-checker"} <= set(build_cli().commands)
+
+
 def test_the_checker_sees_imports_inside_functions(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from historian_blueprint.web import research\n", encoding="utf-8")
@@ -125,7 +153,8 @@ def test_the_checker_sees_imports_inside_functions(tmp_path):
 
 
 def test_modules_stay_readable_in_one_sitting():
-    long = {name: n for name, path in modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400}
+    files = {**modules(), **{str(p.relative_to(REPO)): p for p in LAB.rglob("*.py")}}
+    long = {name: n for name, path in files.items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400}
     assert not long, long
     verify = PACKAGE / "verify"
     long_functions = [

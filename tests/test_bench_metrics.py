@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from historian_blueprint.bench.common import percentile
-from historian_blueprint.bench.retrieval import paragraph_spans, score_ranking
+from historian_lab.bench.common import percentile
+from historian_lab.bench.retrieval import paragraph_spans, score_ranking
 from historian_blueprint.index.service import Hit
 
 
@@ -45,7 +45,7 @@ def test_each_bench_command_runs_its_benchmark_and_prints_its_figures(runner, tm
     import importlib
 
     seen = []
-    monkeypatch.setattr(importlib.import_module(f"historian_blueprint.bench.{module}"), function,
+    monkeypatch.setattr(importlib.import_module(f"historian_lab.bench.{module}"), function,
                         lambda *args, **kwargs: seen.append((args, kwargs)) or {"figure": 42})
     data = tmp_path / "data"
     (data / "eval").mkdir(parents=True)

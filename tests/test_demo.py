@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pytest
 
 from historian_blueprint import get_store
-from historian_blueprint.bench.load import _children
+from historian_lab.bench.load import _children
 from historian_blueprint.demo import create_app, parse_users
 from tests.conftest import form_token, login
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS
+from historian_lab.bench.common import SAMPLE_CORPUS
 from historian_blueprint.index import embedding
 from historian_blueprint.index.chunking import chunk_document
 from historian_blueprint.index.fast_encoder import FastEncoder, FastEncoderError

@@ -10,7 +10,7 @@ from tests.conftest import EVAL, SHARED, make_plain_app
 
 
 def test_historian_claims_meet_the_detection_targets_on_the_check_half(tmp_path):
-    from historian_blueprint.evaluation.harness import run
+    from historian_lab.evaluation.harness import run
 
     result = run(EVAL / "historian_claims_dev.jsonl")
     assert result["n"] == 400 and result["fit"]["n"] + result["check"]["n"] == 400
@@ -24,8 +24,8 @@ def test_historian_claims_meet_the_detection_targets_on_the_check_half(tmp_path)
 
 
 def test_halves_are_fixed_by_the_item_id_and_about_even():
-    from historian_blueprint.bench.common import read_jsonl
-    from historian_blueprint.evaluation.harness import half
+    from historian_lab.bench.common import read_jsonl
+    from historian_lab.evaluation.harness import half
 
     items = list(read_jsonl(EVAL / "historian_claims_dev.jsonl"))
     first = [half(item) for item in items]
@@ -44,7 +44,7 @@ def test_the_shipped_items_are_the_heads_of_the_development_files():
 
 
 def test_protocol_reports_fit_check_baseline_and_leave_one_dataset_out():
-    from historian_blueprint.evaluation.harness import protocol
+    from historian_lab.evaluation.harness import protocol
 
     result = protocol([EVAL / "halueval_qa_dev.jsonl", EVAL / "begin_dev.jsonl"], limit=40)
     for stem in ("halueval_qa_dev", "begin_dev"):

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from historian_blueprint import get_store
-from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
+from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
 from historian_blueprint.limits import Busy, Slots
 from historian_blueprint.llm.prompts import TASKS
 from tests.conftest import make_plain_app, small_docs

@@ -8,7 +8,7 @@ import openai
 import pytest
 
 from historian_blueprint import get_store
-from historian_blueprint.bench import faults
+from historian_lab.bench import faults
 from historian_blueprint.graph.run import ask
 from historian_blueprint.llm.client import retry_after
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from historian_blueprint import get_store
-from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
+from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
 from tests.conftest import make_plain_app
 from tests.test_graph import corpus_docs
 from tests.test_index import run_reindex

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
+from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
 from historian_blueprint.roles.anchoring import MAX_CONFIRMING_QUOTE, anchor, confirm
 from historian_blueprint.roles.replies import Confirmation
 from historian_blueprint.schema import ClaimVerdict, EvidenceSpan, SourceText

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from historian_blueprint.bench.abuse import login_storm, storm_addresses_work
-from historian_blueprint.bench.load import Session
+from historian_lab.bench.abuse import login_storm, storm_addresses_work
+from historian_lab.bench.load import Session
 from historian_blueprint.demo import QuietHandler, create_app
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from historian_blueprint import get_store
-from historian_blueprint.bench import map_corpora
+from historian_lab.bench import map_corpora
 from historian_blueprint.mapping.adversary import counter_queries
 from historian_blueprint.mapping.figures import Figure
 from historian_blueprint.mapping.nlp import Statement, name_key, read_passages

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from historian_blueprint import get_settings
-from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, role_of
+from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, role_of
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.mapping.run import make_map_context, map_topic
 from historian_blueprint.settings import LLMSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from historian_blueprint.bench import map_corpora
+from historian_lab.bench import map_corpora
 from historian_blueprint.mapping.compare import agree, compare, event_days, is_prose
 from historian_blueprint.mapping.graph import about_event, event_year
 from historian_blueprint.mapping.nlp import read_passages

@@ -41,6 +41,10 @@ def test_wheel_contains_the_resources(wheel):
     ):
         assert required in names, required
     assert not any(n.startswith(("tests/", ".venv")) for n in names)
+    # the lab beside the product, its commands a plugin of the historian group
+    assert "historian_lab/cli.py" in names and not any(n.startswith("historian_blueprint/bench/") for n in names)
+    entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+    assert "[historian.commands]" in entry and "lab = historian_lab.cli:register" in entry
 
 
 def test_a_plain_install_brings_what_every_command_imports(wheel):

@@ -206,7 +206,7 @@ def test_a_served_instance_beside_a_cli_reindex_loses_no_run_and_no_job(tmp_path
         assert cli.returncode == 0, cli.stderr
         assert "succeeded" in cli.stdout
         if workers > 1:  # gunicorn's workers serve, the master does not
-            from historian_blueprint.bench.load import _children
+            from historian_lab.bench.load import _children
             assert len(_children(server.pid)) == workers
     finally:
         server.terminate()

@@ -144,7 +144,7 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
     """William Black's narrative, asked what his master gave the slaves when they were freed (tests/data/
     questions.jsonl, q-15): by words alone a sentence that repeats the question's words comes first; the reader
     puts the one that answers ("some clothes and five dollars") first."""
-    from historian_blueprint.evaluation.harness import sample_corpus
+    from historian_lab.evaluation.harness import sample_corpus
     from historian_blueprint.roles import extractive as X
 
     lines = (REPO / "tests" / "data" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
@@ -178,7 +178,7 @@ def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
 
     wice = [row(True, 0.97), row(True, 0.95), row(False, 0.96)] + [row(False, 0.1) for _ in range(39)]
     begin = [row(True, 0.99), row(True, 0.3, 0.97)] + [row(False, 0.2, 0.99) for _ in range(40)] + [row(False, 0.1) for _ in range(20)]
-    from historian_blueprint.checker.fit import fit_cuts, wilson_low
+    from historian_lab.fitting.fit import fit_cuts, wilson_low
 
     cuts = fit_cuts([("wice_dev", r) for r in wice] + [("begin_dev", r) for r in begin])
     # WiCE's cap 0.02 of 40 false claims lets none through: the cut sits above the false claim's 0.96

@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS
+from historian_lab.bench.common import SAMPLE_CORPUS
 from tests.conftest import EVAL
 from historian_blueprint.text import normalize as N
 from historian_blueprint.text import words as W

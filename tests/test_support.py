@@ -20,7 +20,7 @@ CLEVELAND = "sotu-1893-grover-cleveland"
 
 
 def corpus() -> dict[str, SourceText]:
-    from historian_blueprint.evaluation.harness import sample_corpus
+    from historian_lab.evaluation.harness import sample_corpus
 
     return sample_corpus()
 

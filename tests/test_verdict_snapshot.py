@@ -16,7 +16,7 @@ LIMIT = 40
 
 
 def verdicts() -> dict[str, list[list]]:
-    from historian_blueprint.evaluation.harness import collect
+    from historian_lab.evaluation.harness import collect
 
     out = {}
     for name in FILES:

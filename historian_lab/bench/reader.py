@@ -8,7 +8,7 @@ import random
 import time
 from typing import Any
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
+from historian_lab.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
 from historian_blueprint.verify.evidence import sentences_of
 from historian_blueprint.verify.reader import READER_DIR, Reader
 from historian_blueprint.verify.windows import windows

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
+from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
 from historian_blueprint.index import service
 
 KS = (1, 6, 12)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from historian_blueprint.bench.common import percentile
+from historian_lab.bench.common import percentile
 
 QUESTIONS = (
     "What did the president say about the transcontinental railroad?",

@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from historian_blueprint.app import get_settings
-from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, workspace
-from historian_blueprint.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
+from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, workspace
+from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
 from historian_blueprint.graph.run import ask, engine, make_context
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.schema import Output
@@ -43,7 +43,7 @@ OWN_SETS = Path(__file__).resolve().parents[2] / "tests" / "data"  # written for
 
 def question_sets(data: Path, n: int) -> dict[str, list[dict[str, Any]]]:
     """historian_qa_dev split in its fit and check halves, and the held-out sets of tests/data when present."""
-    from historian_blueprint.evaluation.harness import half
+    from historian_lab.evaluation.harness import half
 
     dev = list(read_jsonl(data / "eval" / "historian_qa_dev.jsonl"))[:n]
     sets = {"historian_qa_dev_fit": [q for q in dev if half(q) == "fit"], "historian_qa_dev_check": [q for q in dev if half(q) == "check"]}
@@ -102,7 +102,7 @@ def score_questions(items: list[dict[str, Any]], results: list[dict[str, Any]], 
 
 
 def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
-    from historian_blueprint.evaluation.harness import sample_corpus
+    from historian_lab.evaluation.harness import sample_corpus
 
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))

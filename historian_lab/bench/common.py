@@ -14,8 +14,9 @@ from flask import Flask
 from historian_blueprint.app import get_store, setup
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.index import service
+from historian_blueprint.resources import resource_path
 
-SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "demo" / "corpus"
+SAMPLE_CORPUS = resource_path("demo", "corpus")  # the product's sample corpus
 
 
 def default_data_dir() -> Path:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import read_jsonl
+from historian_lab.bench.common import read_jsonl
 from historian_blueprint.schema import CONFLICTS, SourceText
 from historian_blueprint.verify.grounding import verify_claim
 

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import ensure_documents, ensure_index, workspace
+from historian_lab.bench.common import ensure_documents, ensure_index, workspace
 from historian_blueprint.mapping.nlp import name_key
 
 KIND = {"number": "number", "date": "date", "cause": "assertion", "assertion": "assertion", "attribution": "attribution"}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from historian_blueprint.app import get_settings, get_store
-from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, workspace
+from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, workspace
 from historian_blueprint.index import service
 
 CHANGE_MARK = " [Benchmark edit: this sentence was appended to change the document.]"

@@ -17,7 +17,7 @@ from flask import Flask
 
 from historian_blueprint import history
 from historian_blueprint.app import get_settings, get_store
-from historian_blueprint.bench.common import percentile, workspace
+from historian_lab.bench.common import percentile, workspace
 
 USER = "anonymous"  # who a test client is when login is not required
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from historian_blueprint.app import get_settings, get_store
-from historian_blueprint.bench.common import (
+from historian_lab.bench.common import (
     SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, rss_mb, workspace,
 )
 from historian_blueprint.index import service
@@ -75,7 +75,7 @@ def run_scale_in_child(root: Path, data: Path, n: int) -> dict[str, Any]:
     import sys
 
     code = (
-        "import json, sys; from pathlib import Path; from historian_blueprint.bench.query import run_scale; "
+        "import json, sys; from pathlib import Path; from historian_lab.bench.query import run_scale; "
         "print(json.dumps(run_scale(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]))))"
     )
     done = subprocess.run([sys.executable, "-c", code, str(root), str(data), str(n)], capture_output=True, text=True)

@@ -31,8 +31,8 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from historian_blueprint import history
-from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
-from historian_blueprint.bench.load import QUESTIONS, DemoServer, Session
+from historian_lab.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
+from historian_lab.bench.load import QUESTIONS, DemoServer, Session
 
 TOPICS = ("the panic of 1893", "the Pullman strike", "silver coinage", "the tariff", "the Chinese exclusion act",
           "the Alaska purchase", "the civil service", "the public debt", "the Indian treaties", "the railroads")

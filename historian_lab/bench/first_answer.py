@@ -18,7 +18,7 @@ import urllib.error
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.load import QUESTIONS, Session, _free_port
+from historian_lab.bench.load import QUESTIONS, Session, _free_port
 
 PASSWORD = "first-answer-bench"
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
+from historian_lab.bench.common import SAMPLE_CORPUS, percentile, read_jsonl
 from historian_blueprint.index.service import search_documents
 from historian_blueprint.schema import CONFLICTS, Cited, SourceText
 from historian_blueprint.text.spans import Layouts

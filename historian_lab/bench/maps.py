@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, workspace
+from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, workspace
 
 TOPICS = (
     "the repeal of the silver purchase act", "the Spanish-American War", "reconstruction of the southern states",

@@ -1,4 +1,6 @@
-"""The ``flask historian bench ...`` commands (each imports its benchmark when it runs)."""
+"""The lab's commands, added to ``historian`` as a plugin (the ``historian.commands`` entry point in pyproject.toml):
+``bench ...`` (benchmarks that print figures), ``eval`` (the labeled files, fit and check halves) and
+``train-checker`` (the verifier's support combination and the reader's cuts). Each imports its module when it runs."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def register_bench_commands(group: AppGroup) -> None:
         return root
 
     def paths(workdir: str | None, data: str | None) -> tuple:
-        from historian_blueprint.bench import common as bench_common
+        from historian_lab.bench import common as bench_common
 
         data_dir = Path(data) if data else bench_common.default_data_dir()
         if not (data_dir / "eval").is_dir():
@@ -58,7 +60,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
         """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
-        from historian_blueprint.bench import retrieval as retrieval_bench
+        from historian_lab.bench import retrieval as retrieval_bench
 
         emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
 
@@ -67,7 +69,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_reader(n_pairs, as_json) -> None:
         """Reader model throughput (pairs/s) and one claim's three windows (p50/p95 ms) on this machine."""
-        from historian_blueprint.bench import reader as reader_bench
+        from historian_lab.bench import reader as reader_bench
 
         emit(reader_bench.run(n_pairs), as_json)
 
@@ -77,7 +79,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_index(workdir, limit_docs, as_json) -> None:
         """Full build vs raw encode of the same chunks, no-op reindex, reindex after a 1% change."""
-        from historian_blueprint.bench import indexing as indexing_bench
+        from historian_lab.bench import indexing as indexing_bench
 
         root = workspace_root(workdir)
         emit(indexing_bench.run(root, limit_docs=limit_docs), as_json)
@@ -89,7 +91,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_graph(workdir, data, n, as_json) -> None:
         """Warm ask latency and verify latency of five-sentence drafts on the sample corpus (p50/p95)."""
-        from historian_blueprint.bench import graph as graph_bench
+        from historian_lab.bench import graph as graph_bench
 
         emit(graph_bench.run(*paths(workdir, data), n=n), as_json)
 
@@ -100,7 +102,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_map(workdir, data, n, as_json) -> None:
         """Warm latency of the knowledge map per topic on the sample corpus (p50/p95, per node), offline."""
-        from historian_blueprint.bench import maps as maps_bench
+        from historian_lab.bench import maps as maps_bench
 
         emit(maps_bench.run(*paths(workdir, data), n=n), as_json)
 
@@ -112,7 +114,7 @@ def register_bench_commands(group: AppGroup) -> None:
     def bench_map_corpus(corpus, topics, detail, as_json) -> None:
         """The map scored on a corpus with planted conflicts (CORPUS .jsonl, TOPICS .json): conflicts found with
         their sides and kind, conflicts and consensus mixing events, shared facts found, entity recall."""
-        from historian_blueprint.bench import map_corpora
+        from historian_lab.bench import map_corpora
 
         emit(map_corpora.run(Path(corpus), Path(topics), detail=detail), as_json)
 
@@ -124,7 +126,7 @@ def register_bench_commands(group: AppGroup) -> None:
     def bench_questions(questions, workdir, detail, as_json) -> None:
         """Historians' questions (factual, comparison, list, follow-up, outside the collection) on the sample
         corpus, scored as the page reads: right span, a finding per side, the list count, refusals."""
-        from historian_blueprint.bench import page_questions
+        from historian_lab.bench import page_questions
 
         emit(page_questions.run(workspace_root(workdir), Path(questions), detail=detail), as_json)
 
@@ -136,7 +138,7 @@ def register_bench_commands(group: AppGroup) -> None:
     def bench_drafts(sentences, workdir, detail, as_json) -> None:
         """Draft sentences (faithful, rounded, a wrong figure, speaker or year) through the draft checker on the
         sample corpus: right verdicts for the right reason, false "supported", coverage, evidence on the source."""
-        from historian_blueprint.bench import drafts
+        from historian_lab.bench import drafts
 
         emit(drafts.run(workspace_root(workdir), Path(sentences), detail=detail), as_json)
 
@@ -148,7 +150,7 @@ def register_bench_commands(group: AppGroup) -> None:
     def bench_faults(workdir, roles, as_json) -> None:
         """The LLM engine under fault over HTTP (timeout, 429, 500, broken or empty reply, cut response, a judge
         that lies upward): no run may end verified, every run is stored with its failure; exits 1 otherwise."""
-        from historian_blueprint.bench import faults as faults_bench
+        from historian_lab.bench import faults as faults_bench
 
         root = workspace_root(workdir)
         try:
@@ -175,7 +177,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_load(url, credentials, users, duration, warm, reindex, workers, threads, as_json) -> None:
         """Concurrent asks over HTTP: throughput, p50/p95, errors; with --reindex, queries failed during it."""
-        from historian_blueprint.bench import load as load_bench
+        from historian_lab.bench import load as load_bench
 
         store = get_store()
         if service.current_generation(store) is None:
@@ -221,7 +223,7 @@ def register_bench_commands(group: AppGroup) -> None:
         deadline plus 1 s), cut-off runs stored and never verified; then a login storm (36 guessers on one name,
         each from a fresh loopback address, 10 s) while a logged-in user loads their runs (p95 under 0.5 s, every
         guess answered 401 or 429). Exits 1 when a limit did not hold."""
-        from historian_blueprint.bench import abuse
+        from historian_lab.bench import abuse
 
         store = get_store()
         if service.current_generation(store) is None:
@@ -249,7 +251,7 @@ def register_bench_commands(group: AppGroup) -> None:
     def bench_first_answer(timeout_s, home, as_json) -> None:
         """From `historian serve` on an empty demo home to the first answered question; failed requests while the
         meaning vectors are built and when they switch on."""
-        from historian_blueprint.bench import first_answer
+        from historian_lab.bench import first_answer
 
         try:
             result = first_answer.run(timeout_s=timeout_s, keep=Path(home) if home else None)
@@ -266,7 +268,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_history(workdir, runs, repeat, as_json) -> None:
         """History pages of one user with many runs: p50/p95 per page (first, middle, last, API, search)."""
-        from historian_blueprint.bench import history as history_bench
+        from historian_lab.bench import history as history_bench
         from historian_blueprint.web import build_blueprint
 
         def pages(app) -> None:
@@ -281,7 +283,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_llm(workdir, data, n, as_json) -> None:
         """LLM-engine graph overhead outside model calls, against a zero-latency local test server."""
-        from historian_blueprint.bench import graph as graph_bench
+        from historian_lab.bench import graph as graph_bench
 
         emit(graph_bench.run_llm(*paths(workdir, data), n=n), as_json)
 
@@ -293,7 +295,7 @@ def register_bench_commands(group: AppGroup) -> None:
     @json_option
     def bench_query(workdir, data, corpus, n, as_json) -> None:
         """Retrieval p50/p95 latency (warm) and RSS; the scale index is built once and kept."""
-        from historian_blueprint.bench import query as query_bench
+        from historian_lab.bench import query as query_bench
 
         root, data_dir = paths(workdir, data)
         result = {}
@@ -303,3 +305,77 @@ def register_bench_commands(group: AppGroup) -> None:
             result["scale"] = query_bench.run_scale_in_child(root, data_dir, n)
         result["targets"] = {"p95_ms": 150, "rss_mb": 1536}
         emit(result, as_json)
+
+
+def register(group: AppGroup) -> None:
+    """The plugin's entry: add the lab's commands to Historian's command group."""
+    register_bench_commands(group)
+    register_eval_commands(group)
+
+
+def register_eval_commands(group: AppGroup) -> None:
+    """Add ``historian eval`` and ``historian train-checker``."""
+    @group.command("eval")
+    @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+    @click.option("--data", type=click.Path(file_okay=False, exists=True), default=None,
+                  help="With no PATHS: the shared data folder whose eval/ files are all run (default: ../shared/data).")
+    @click.option("--limit", type=int, default=None, help="Only the first N items of each file.")
+    @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+                  help="Write the JSON and a reliability-diagram PNG (of each check half) into this folder.")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, report_dir: str | None, as_json: bool) -> None:
+        """Verify labeled claims: fit and check halves, the lexical baseline fitted on the fit half, and (with
+        several files, or none: every labeled file of --data) leave-one-dataset-out."""
+        from historian_lab.bench import common as bench_common
+        from historian_lab.evaluation import harness
+
+        if len(paths) == 1:
+            result = harness.run(Path(paths[0]), limit=limit)
+            if report_dir:
+                json_path, png_path = harness.write_report(result, Path(report_dir))
+                result["report"] = {"json": str(json_path), "reliability_png": str(png_path)}
+            click.echo(json.dumps(result, indent=None if as_json else 2))
+            return
+        files = [Path(p) for p in paths]
+        elsewhere: list[str] = []
+        if not files:
+            eval_dir = (Path(data) if data else bench_common.default_data_dir()) / "eval"
+            if not eval_dir.is_dir():
+                raise click.ClickException(f"no labeled data at {eval_dir}: pass --data DIR or the files")
+            files = harness.labeled_files(eval_dir)
+            elsewhere = sorted(p.stem for p in eval_dir.glob("*.jsonl") if p not in files)
+        result = harness.protocol(files, limit=limit)
+        if report_dir:
+            result["report"] = [str(p) for p in harness.write_protocol_report(result, Path(report_dir))]
+        if as_json:
+            click.echo(json.dumps(result))
+            return
+        click.echo(f"{'file':<24}{'fit BA':>8}{'check BA':>10}{'det':>7}{'FPR':>7}{'ECE':>7}{'LODO BA':>9}{'baseline':>10}")
+        for stem, f in result["files"].items():
+            c, lodo = f["check"], f["leave_one_dataset_out"] or {}
+            click.echo(f"{stem:<24}{f['fit']['balanced_accuracy']:>8.3f}{c['balanced_accuracy']:>10.3f}{c['detection_rate']:>7.3f}"
+                       f"{c['false_positive_rate']:>7.3f}{c['ece']:>7.3f}{lodo.get('balanced_accuracy', float('nan')):>9.3f}"
+                       f"{f['baseline_lexical']['check']:>10.3f}")
+        for stem in elsewhere:  # question sets need the index: the benchmarks score them
+            where = "historian bench graph (fit and check halves)" if stem.startswith("historian_qa") else "historian bench retrieval"
+            click.echo(f"{stem:<24}questions, not labeled claims: scored by `{where}`")
+
+    @group.command("train-checker")
+    @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
+                  help="The shared data folder whose eval/ fit halves set the combination and the cuts (default: ../shared/data).")
+    @click.option("--stage", type=click.Choice(["all", "fit", "reader"]), default="all", show_default=True,
+                  help="fit: the support combination (verify/model/combiner.json); reader: the reader's two cuts "
+                       "(verify/reader_model/thresholds.json); all: both.")
+    def train_checker_command(eval_data, stage) -> None:
+        """Fit the verifier's support combination and the reader's cuts on the labeled files' fit halves (the reader
+        model itself is trained in the lab: lab/reader/README.md)."""
+        from historian_lab.bench import common as bench_common
+        from historian_lab.fitting import fit as fit_stage
+
+        eval_dir = (Path(eval_data) if eval_data else bench_common.default_data_dir()) / "eval"
+        if not eval_dir.is_dir():
+            raise click.ClickException(f"no labeled data at {eval_dir}: pass --eval-data DIR")
+        if stage in ("all", "fit"):
+            click.echo(json.dumps({"combiner": fit_stage.fit_stage(eval_dir)["combiner"]["info"]}))
+        if stage in ("all", "reader"):
+            click.echo(json.dumps(fit_stage.reader_stage(eval_dir)))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.evaluation import harness
+from historian_lab.evaluation import harness
 from historian_blueprint.verify import reader, support
 
 

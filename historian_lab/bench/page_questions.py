@@ -22,8 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import read_jsonl, sample_app
-from historian_blueprint.bench.graph import holds_answer as cited  # some citation (of ids) overlaps a gold quote
+from historian_lab.bench.common import read_jsonl, sample_app
+from historian_lab.bench.graph import holds_answer as cited  # some citation (of ids) overlaps a gold quote
 from historian_blueprint.text.words import NUMBER_WORDS
 
 KINDS = ("factual", "comparison", "list", "followup", "outside")

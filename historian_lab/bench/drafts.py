@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.bench.common import read_jsonl, sample_app
+from historian_lab.bench.common import read_jsonl, sample_app
 
 FAITHFUL = ("faithful", "rounded")
 CHANGED = ("wrong_figure", "wrong_speaker", "wrong_year")
