@@ -12,7 +12,7 @@ from typing import Any
 from flask import Flask
 
 from historian_blueprint.app import (
-    HistorianState, Services, get_services, get_settings, get_state, get_store, provide, setup,
+    Services, get_services, get_settings, get_store, provide, setup,
 )
 from historian_blueprint.cli import build_cli
 from historian_blueprint.config import ConfigError
@@ -22,7 +22,7 @@ from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify import reader, support
 from historian_blueprint.web import build_blueprint
 
-__all__ = ["Historian", "HistorianState", "Services", "get_services", "get_settings", "get_store", "get_state",
+__all__ = ["Historian", "Services", "get_services", "get_settings", "get_store",
            "ConfigError", "documents_changed", "preload", "preload_when_ready"]
 __version__ = "0.1.0"
 

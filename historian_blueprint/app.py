@@ -1,6 +1,6 @@
 """Historian inside a Flask app: its per-app state, the store accessor, and setting both up.
 
-Everything above this floor reaches the app's Historian through ``get_settings()``, ``get_state()`` and
+Everything above this floor reaches the app's Historian through ``get_settings()``, ``get_services()`` and
 ``get_store()``; ``setup(app)`` is what ``Historian.init_app`` does before it adds the blueprint and the commands (the
 benchmarks' workspaces use it alone).
 """
@@ -81,7 +81,6 @@ class Services:
         return factory(self, **options)
 
 
-HistorianState = Services  # the name hosts and older code know
 
 
 def setup(app: Flask, options: dict[str, Any] | None = None, collection: Any = None) -> Services:
@@ -136,18 +135,17 @@ def get_services(app: Flask | None = None) -> Services:
         raise RuntimeError("Historian is not initialised on this app; call Historian(app) first") from None
 
 
-get_state = get_services  # the name older code knows
 
 
 def get_settings(app: Flask | None = None) -> cfg.Settings:
     """The app's Historian settings (read once, at ``init_app``)."""
-    return get_state(app).settings
+    return get_services(app).settings
 
 
 def get_store() -> Store:
     """Return the Store for this app context, opening it on first use (closed at teardown)."""
     if "historian_store" not in g:
-        g.historian_store = get_state().stores.open()
+        g.historian_store = get_services().stores.open()
     return g.historian_store
 
 

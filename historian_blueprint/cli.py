@@ -16,7 +16,7 @@ from flask.cli import AppGroup
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
-from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.app import get_settings, get_services, get_store
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.graph.export import outcome, outcome_counts, to_markdown
 from historian_blueprint.index import service
@@ -90,7 +90,7 @@ def build_cli() -> AppGroup:
         done = migrate.apply_pending(store)
         for m in done:
             click.echo(f"applied {m.name}: {m.description}")
-        get_state().pending_migrations = []
+        get_services().pending_migrations = []
         click.echo(f"{len(done)} migration(s) applied; schema version {migrate.schema_version(store)}")
 
     @group.command("load-corpus")

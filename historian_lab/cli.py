@@ -14,7 +14,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.app import get_settings, get_services, get_store
 from historian_blueprint.index import service
 from historian_blueprint.serving import default_workers
 
@@ -36,7 +36,7 @@ def register_bench_commands(group: AppGroup) -> None:
 
     def workspace_root(workdir: str | None) -> Path:
         """Where the benchmarks keep their stores and indexes between runs."""
-        root = Path(workdir) if workdir else get_state().data_dir / "bench"
+        root = Path(workdir) if workdir else get_services().data_dir / "bench"
         root.mkdir(parents=True, exist_ok=True)
         return root
 

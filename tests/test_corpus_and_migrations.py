@@ -7,7 +7,7 @@ import json
 import pytest
 from flask import Flask
 
-from historian_blueprint import Historian, get_state, get_store
+from historian_blueprint import Historian, get_services, get_store
 
 
 def plain_app(tmp_path, **config):
@@ -105,7 +105,7 @@ def test_migrate_applies_each_migration_once(tmp_path):
 def test_pending_migrations_are_reported_at_start_up_and_block_pages(tmp_path, caplog):
     app = plain_app(tmp_path)
     assert "4 pending migration(s)" in caplog.text
-    assert get_state(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads",
+    assert get_services(app).pending_migrations == ["0001_runs_indexes", "0002_jobs_indexes", "0003_runs_threads",
                                                  "0004_history"]
     client = app.test_client()
     page = client.get("/historian/")

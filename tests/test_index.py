@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from historian_blueprint import get_settings, get_state, get_store
+from historian_blueprint import get_settings, get_services, get_store
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index import jobs, service
 from historian_blueprint.index.builder import reindex
@@ -227,7 +227,7 @@ def test_builder_records_encode_time_and_counts(tmp_path):
         result = reindex(get_store(), service.index_dir(), IndexSettings.of(get_settings(app)), embedder=service.embedder())
     assert result.counts["chunks"] == result.counts["embedded_chunks"] > 0
     assert 0 < result.timings["encode_s"] <= result.timings["total_s"]
-    assert get_state(app).data_dir.joinpath("index", f"gen-{result.generation:06d}", "faiss.index").exists()
+    assert get_services(app).data_dir.joinpath("index", f"gen-{result.generation:06d}", "faiss.index").exists()
 
 
 @pytest.mark.parametrize("mode", ["bm25", "dense"])

@@ -58,9 +58,9 @@ def built(tmp_path_factory):
 
 
 def get_state_close(app) -> None:
-    from historian_blueprint.app import get_state
+    from historian_blueprint.app import get_services
 
-    get_state(app).stores.close()
+    get_services(app).stores.close()
 
 
 def _numbers(home: Path) -> list[int]:
@@ -240,9 +240,9 @@ def test_a_damaged_store_collection_makes_health_unhealthy(home):
     app = _app(home)
     client = app.test_client()
     assert client.get("/historian/api/health").status_code == 200
-    from historian_blueprint.app import get_state
+    from historian_blueprint.app import get_services
 
-    get_state(app).stores.close()
+    get_services(app).stores.close()
     runs = [p for p in (home / "store").rglob("*") if p.is_file() and "runs" in p.name]
     assert runs, sorted(p.name for p in (home / "store").rglob("*"))
     for path in runs:

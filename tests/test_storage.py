@@ -10,7 +10,7 @@ import mongomock
 import pytest
 from flask import Flask
 
-from historian_blueprint import Historian, get_state, get_store
+from historian_blueprint import Historian, get_services, get_store
 
 
 def make_host(tmp_path, collection):
@@ -71,7 +71,7 @@ def test_litemongo_store_survives_restart(tmp_path):
 def test_litemongo_one_client_per_thread_and_serialized_writes(tmp_path):
     app = Flask("a", instance_path=str(tmp_path / "instance"))
     Historian(app)
-    stores = get_state(app).stores
+    stores = get_services(app).stores
     setup = stores.open()
     setup.meta.insert_one({"_id": "counter", "n": 0})
     setup.close()
@@ -125,7 +125,7 @@ def test_real_mongodb_server(tmp_path):
             assert store.get_document("d1").text == "Body"
             assert store.meta.count_documents({"kind": "migration"}) >= 2
     finally:
-        stores = get_state(app).stores
+        stores = get_services(app).stores
         stores.open().database.client.drop_database(db_name)
         stores.close()
 

@@ -23,7 +23,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.serving import WSGIRequestHandler
 from wtforms import ValidationError
 
-from historian_blueprint import Historian, get_settings, get_state, get_store, preload
+from historian_blueprint import Historian, get_settings, get_services, get_store, preload
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.config import DEFAULT_CSP
 from historian_blueprint.demo.login import NONCE, LoginThrottle, safe_next
@@ -313,7 +313,7 @@ def _build_first_index(*, separate_process: bool) -> subprocess.Popen | None:
     if not separate_process:
         service.start_reindex(user="demo")
         return None
-    log = get_state().data_dir / "first-build.log"
+    log = get_services().data_dir / "first-build.log"
     with open(log, "ab") as out:
         return subprocess.Popen([sys.executable, "-c", _BUILDER, str(os.getpid())], stdout=out,
                                 stderr=subprocess.STDOUT)

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from historian_blueprint.app import Services, get_settings, get_state, get_store, provide
+from historian_blueprint.app import Services, get_settings, get_services, get_store, provide
 from historian_blueprint.config import ConfigError
 from historian_blueprint.index import jobs
 from historian_blueprint.index.atlas import AtlasRetriever, export_chunks
@@ -39,7 +39,7 @@ __all__ = [
 
 
 def index_dir(app: Flask | None = None) -> Path:
-    return get_state(app).data_dir / "index"
+    return get_services(app).data_dir / "index"
 
 
 def embedder(app: Flask | None = None) -> Embedder:
@@ -60,7 +60,7 @@ def meaning(app: Flask | None = None) -> Embedder:
 
 
 def holder(app: Flask | None = None) -> IndexHolder:
-    state = get_state(app)
+    state = get_services(app)
     if "index_holder" not in state.extras:
         state.extras["index_holder"] = IndexHolder(index_dir(app))
     return state.extras["index_holder"]
@@ -208,7 +208,7 @@ def preload(app: Flask) -> dict[str, Any]:
         except (IndexNotBuilt, IndexMismatch):  # the workers load it when it is built
             pass
     parse.pipeline()
-    get_state(app).stores.close()
+    get_services(app).stores.close()
     return loaded
 
 
@@ -231,7 +231,7 @@ def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str |
 
     def work() -> None:
         with app.app_context():
-            own = get_state(app).stores.open()
+            own = get_services(app).stores.open()
             try:
                 current = job_id
                 while current:  # documents written during a build are picked up by one more incremental build

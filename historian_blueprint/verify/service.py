@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from historian_blueprint.app import get_services, get_state, get_store
+from historian_blueprint.app import get_services, get_store
 from historian_blueprint.index import service
 from historian_blueprint.limits import Deadline
 from historian_blueprint.schema import SourceText, Verification
@@ -50,7 +50,7 @@ def collection_search(get=None, k: int = 5):
             return [d for d in map(get, ids) if d is not None]
 
         return search
-    state = get_state()
+    state = get_services()
     count = get_store().count_documents()
     cached = state.extras.get("document_search")
     if cached is None or cached[0] != count:

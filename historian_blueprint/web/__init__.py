@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import PathConverter, Rule
 
-from historian_blueprint.app import get_settings, get_state
+from historian_blueprint.app import get_settings, get_services
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.serving import SERVER_ERRORS
@@ -79,7 +79,7 @@ def build_blueprint() -> Blueprint:
     def check_the_login_once():
         """A host whose login cannot work hears it once, with the fix, in its log (the app's LoginManager may be
         set up after Historian's, so this is checked at the first request rather than at ``init_app``)."""
-        state = get_state()
+        state = get_services()
         if "login_checked" not in state.extras:
             state.extras["login_checked"] = True
             problem = auth.login_problem(current_app)
@@ -88,7 +88,7 @@ def build_blueprint() -> Blueprint:
 
     @bp.before_request
     def refuse_while_migrations_pending():
-        pending = get_state().pending_migrations
+        pending = get_services().pending_migrations
         if not pending or request.endpoint in ("historian.static", "historian.api_health"):
             return None
         message = pending_message(pending)

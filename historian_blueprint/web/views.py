@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify, render_template
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
-from historian_blueprint.app import get_settings, get_state, get_store
+from historian_blueprint.app import get_settings, get_services, get_store
 from historian_blueprint.index import service
 from historian_blueprint.redaction import redact_text
 from historian_blueprint.store import STORE_ERRORS, store_problem
@@ -15,7 +15,7 @@ from historian_blueprint.web.auth import admin_required, current_identity, login
 
 def status() -> dict:
     """Return what an admin or a health check wants to know about this installation."""
-    state = get_state()
+    state = get_services()
     store = get_store()
     return {
         "documents": store.count_documents(),
