@@ -191,3 +191,18 @@ def test_the_settings_have_one_definition():
             if "key" in f.metadata:
                 default = f.default if f.default is not MISSING else f.default_factory()
                 assert default == Settings.model_fields[f.metadata["key"].lower()].default, (view, f.name)
+
+
+def test_pages_are_module_level_views_and_the_templates_helpers_live_in_one_module():
+    """A page module's views are top-level functions named in its ROUTES (the flaskr style), not closures inside
+    ``register``; template filters and globals are added by web/filters.py alone, error handlers by web/__init__.py."""
+    from historian_blueprint import web
+
+    for page in web.PAGES:
+        tree = ast.parse(Path(page.__file__).read_text(encoding="utf-8"))
+        register = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "register")
+        nested = [n.name for n in ast.walk(register) if isinstance(n, ast.FunctionDef) and n is not register]
+        assert not nested, (page.__name__, nested)
+    helpers = sorted(name for name, path in modules().items()
+                     if re.search(r"app_template_(filter|global)", path.read_text(encoding="utf-8")))
+    assert helpers == ["historian_blueprint.web.filters"], helpers

@@ -14,15 +14,16 @@ from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.serving import SERVER_ERRORS
 from historian_blueprint.store import STORE_ERRORS, store_problem
-from historian_blueprint.web import admin, api, auth, headers, maps, research, views
+from historian_blueprint.web import admin, api, auth, filters, headers, maps, research, views
 from historian_blueprint.web.bodies import BodyGuard
 from historian_blueprint.web.common import ERROR_CODES, Problem, problem_response, server_reply, wants_events
 
 log = logging.getLogger("historian")
 
 # The modules that add pages and endpoints to the blueprint, each with a ``register(bp)``: a new page is a module
-# of this folder (its templates under templates/historian/) named here.
-PAGES = (views, api, admin, research, maps)
+# of this folder (its templates under templates/historian/) named here. The templates' filters and globals are all
+# in filters.py; the error handlers all in this module.
+PAGES = (filters, views, api, admin, research, maps)
 
 
 class AnyPath(PathConverter):
@@ -99,12 +100,6 @@ def build_blueprint() -> Blueprint:
     @bp.after_request
     def security_headers(response):
         return headers.apply(response, get_settings())
-
-    @bp.app_template_filter("historian_time")
-    def historian_time(epoch: float) -> str:
-        from datetime import datetime, timezone
-
-        return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if epoch else ""
 
     @bp.context_processor
     def layout():

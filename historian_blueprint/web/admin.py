@@ -32,69 +32,83 @@ def job_view(job: dict) -> dict:
                                                                  "chunks_per_s": rate}
 
 
-def register(bp: Blueprint) -> None:
-    @bp.get("/admin/reindex")
-    @admin_required
-    def admin_reindex():
-        store = get_store()
-        history = [job_view(j) for j in service.recent_jobs()]
-        active = next((j for j in history if j["state"] in ("queued", "running")), None)
-        return render_template(
-            "historian/admin_reindex.html",
-            serving=service.current_generation(store),
-            index_health=service.index_health(),
-            documents=store.count_documents(),
-            history=history,
-            active=active,
-            latest=history[0] if history else None,
-            failed=service.failed_documents(),
-            csrf_token=csrf_token(),
-            message=request.args.get("message"),
+@admin_required
+def admin_reindex():
+    store = get_store()
+    history = [job_view(j) for j in service.recent_jobs()]
+    active = next((j for j in history if j["state"] in ("queued", "running")), None)
+    return render_template(
+        "historian/admin_reindex.html",
+        serving=service.current_generation(store),
+        index_health=service.index_health(),
+        documents=store.count_documents(),
+        history=history,
+        active=active,
+        latest=history[0] if history else None,
+        failed=service.failed_documents(),
+        csrf_token=csrf_token(),
+        message=request.args.get("message"),
+    )
+
+
+@admin_required
+def admin_reindex_start():
+    protect()
+    try:
+        service.start_reindex(
+            full=request.form.get("full") == "1",
+            retry_failed=request.form.get("retry_failed") == "1",
+            user=current_identity().user_id,
         )
+        message = None
+    except (service.ReindexBusy, ValueError) as exc:
+        message = str(exc)
+    return redirect(url_for("historian.admin_reindex", message=message))
 
-    @bp.post("/admin/reindex")
-    @admin_required
-    def admin_reindex_start():
-        protect()
-        try:
-            service.start_reindex(
-                full=request.form.get("full") == "1",
-                retry_failed=request.form.get("retry_failed") == "1",
-                user=current_identity().user_id,
-            )
-            message = None
-        except (service.ReindexBusy, ValueError) as exc:
-            message = str(exc)
-        return redirect(url_for("historian.admin_reindex", message=message))
 
-    @bp.get("/api/jobs")
-    @admin_required
-    def api_jobs():
-        """The latest reindex jobs, newest first, each as /api/jobs/<id> gives it (counts, timings, the build's
-        rate in chunks per second of encoding), so an operator can read a build without the page."""
-        try:
-            limit = max(1, min(int(request.args.get("limit", 20)), 100))
-        except ValueError:
-            return jsonify(error={"code": "bad_request", "message": "limit must be a whole number from 1 to 100"}), 400
-        return jsonify(jobs=[job_view(j) for j in service.recent_jobs(limit)])
+@admin_required
+def api_jobs():
+    """The latest reindex jobs, newest first, each as /api/jobs/<id> gives it (counts, timings, the build's
+    rate in chunks per second of encoding), so an operator can read a build without the page."""
+    try:
+        limit = max(1, min(int(request.args.get("limit", 20)), 100))
+    except ValueError:
+        return jsonify(error={"code": "bad_request", "message": "limit must be a whole number from 1 to 100"}), 400
+    return jsonify(jobs=[job_view(j) for j in service.recent_jobs(limit)])
 
-    @bp.get("/api/jobs/<job_id>")
-    @admin_required
-    def api_job(job_id: str):
-        job = service.find_job(job_id)
-        if job is None:
-            return jsonify(error={"code": "not_found", "message": f"no job {job_id}"}), 404
-        return jsonify(job_view(job))
 
-    @bp.post("/api/reindex")
-    @admin_required
-    def api_reindex():
-        protect()
-        body = json_body(ReindexBody, empty={})
-        try:
-            job_id = service.start_reindex(full=body.full, retry_failed=body.retry_failed, user=current_identity().user_id)
-        except service.ReindexBusy as exc:
-            return jsonify(error={"code": "busy", "message": str(exc), "job_id": exc.job_id}), 409
-        except ValueError as exc:
-            return jsonify(error={"code": "nothing_to_retry", "message": str(exc)}), 400
-        return jsonify(job_id=job_id, url=url_for("historian.api_job", job_id=job_id)), 202
+@admin_required
+def api_job(job_id: str):
+    job = service.find_job(job_id)
+    if job is None:
+        return jsonify(error={"code": "not_found", "message": f"no job {job_id}"}), 404
+    return jsonify(job_view(job))
+
+
+@admin_required
+def api_reindex():
+    protect()
+    body = json_body(ReindexBody, empty={})
+    try:
+        job_id = service.start_reindex(full=body.full, retry_failed=body.retry_failed, user=current_identity().user_id)
+    except service.ReindexBusy as exc:
+        return jsonify(error={"code": "busy", "message": str(exc), "job_id": exc.job_id}), 409
+    except ValueError as exc:
+        return jsonify(error={"code": "nothing_to_retry", "message": str(exc)}), 400
+    return jsonify(job_id=job_id, url=url_for("historian.api_job", job_id=job_id)), 202
+
+
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+ROUTES = (
+    ("/admin/reindex", admin_reindex, ["GET"]),
+    ("/admin/reindex", admin_reindex_start, ["POST"]),
+    ("/api/jobs", api_jobs, ["GET"]),
+    ("/api/jobs/<job_id>", api_job, ["GET"]),
+    ("/api/reindex", api_reindex, ["POST"]),
+)
+
+
+def register(bp: Blueprint) -> None:
+    """Add this module's pages and endpoints to the blueprint."""
+    for rule, view, methods in ROUTES:
+        bp.add_url_rule(rule, view_func=view, methods=methods)

@@ -30,26 +30,36 @@ def _int_arg(name: str, low: int, high: int) -> int | None:
     return value
 
 
+@login_required
+def api_retrieve():
+    try:
+        query = clean_question(request.args.get("q"), get_settings().limits_max_question_chars, "q (the query)")
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+    mode = request.args.get("mode", "hybrid")
+    if mode not in ("hybrid", "dense", "bm25"):
+        raise _bad("mode must be hybrid, dense or bm25")
+    filters = service.Filters(
+        collection=request.args.get("collection") or None,
+        year_from=_int_arg("year_from", -10000, 10000),
+        year_to=_int_arg("year_to", -10000, 10000),
+        author=" ".join((request.args.get("author") or "").split())[:200] or None,
+    )
+    top_k = _int_arg("top_k", 1, 200)
+    rerank_k = _int_arg("rerank_k", 1, 200)
+    with running("retrieve"), index_problems():  # a search is work too: in the user's running budget
+        hits = service.retrieve(query, top_k=top_k, rerank_k=rerank_k, mode=mode, filters=filters)
+        generation = service.retriever().status().generation
+    return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])
+
+
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+ROUTES = (
+    ("/api/retrieve", api_retrieve, ["GET"]),
+)
+
+
 def register(bp: Blueprint) -> None:
-    @bp.get("/api/retrieve")
-    @login_required
-    def api_retrieve():
-        try:
-            query = clean_question(request.args.get("q"), get_settings().limits_max_question_chars, "q (the query)")
-        except ValueError as exc:
-            raise _bad(str(exc)) from None
-        mode = request.args.get("mode", "hybrid")
-        if mode not in ("hybrid", "dense", "bm25"):
-            raise _bad("mode must be hybrid, dense or bm25")
-        filters = service.Filters(
-            collection=request.args.get("collection") or None,
-            year_from=_int_arg("year_from", -10000, 10000),
-            year_to=_int_arg("year_to", -10000, 10000),
-            author=" ".join((request.args.get("author") or "").split())[:200] or None,
-        )
-        top_k = _int_arg("top_k", 1, 200)
-        rerank_k = _int_arg("rerank_k", 1, 200)
-        with running("retrieve"), index_problems():  # a search is work too: in the user's running budget
-            hits = service.retrieve(query, top_k=top_k, rerank_k=rerank_k, mode=mode, filters=filters)
-            generation = service.retriever().status().generation
-        return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])
+    """Add this module's pages and endpoints to the blueprint."""
+    for rule, view, methods in ROUTES:
+        bp.add_url_rule(rule, view_func=view, methods=methods)

@@ -21,7 +21,6 @@ from historian_blueprint.web.common import (
 )
 
 
-
 def load_map(run_id: str) -> dict[str, Any]:
     """The map run, if this user may see it (its owner or an admin); 404 otherwise."""
     return load_run(run_id, "map", "map")
@@ -74,82 +73,100 @@ def graph_elements(out: dict[str, Any], href: Any = None) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges}
 
 
+@login_required
+def map_page():
+    topic = (request.args.get("topic") or "")[:MAX_TOPIC_CHARS]
+    recent, _ = history.page(get_store(), user(), "map", 1, 10)
+    return render_template("historian/map.html", csrf_token=csrf_token(), topic=topic, recent=recent,
+                           max_chars=MAX_TOPIC_CHARS)
+
+
+@login_required
+def map_submit():
+    protect()
+    output = _map(_topic(request.form))
+    return redirect(url_for("historian.map_run_page", run_id=output["metadata"]["run_id"]), code=303)
+
+
+@login_required
+def map_stream():
+    """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
+    protect()
+    topic = _topic(request.form if request.form else parse(MapBody, raw_json()).model_dump())
+    from historian_blueprint.mapping.run import stream_map  # on use: spaCy loads with the first map
+
+    def done(event: dict[str, Any]) -> dict[str, Any]:
+        return {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
+
+    return server_sent(running_events("map", lambda: stream_map(topic, user_id=user())), done, "map")
+
+
+@login_required
+def maps_page():
+    page = page_number(request.args.get("page"))
+    runs, total = history.page(get_store(), user(), "map", page, RUNS_PER_PAGE)
+    return render_template("historian/maps.html", runs=runs, page=page, pages=max(1, -(-total // RUNS_PER_PAGE)),
+                           total=total, csrf_token=csrf_token())
+
+
+@login_required
+def map_run_page(run_id: str):
+    run = load_map(run_id)
+    titles = {s["source_id"]: s["title"] for s in run["output"]["sources"]}
+    return render_template("historian/map_run.html", run=run, out=run["output"], titles=titles, csrf_token=csrf_token(),
+                           graph_url=url_for("historian.map_export", run_id=run_id, fmt="json", graph=1))
+
+
+@login_required
+def map_delete(run_id: str):
+    protect()
+    delete_own(load_map(run_id), "maps")
+    return redirect(url_for("historian.maps_page"), code=303)
+
+
+@login_required
+def map_export(run_id: str, fmt: str):
+    run = load_map(run_id)
+    out = run["output"]
+    name = f"historian-map-{run_id[:8]}"
+    if fmt == "json":
+        body = json.dumps(graph_elements(out, source_link) if request.args.get("graph") else out, indent=2, ensure_ascii=False)
+        mime = "application/json"
+    elif fmt == "md":
+        body, mime = out["report"], "text/markdown"
+    else:
+        raise Problem(404, "not_found", "export formats: json, md")
+    disposition = "inline" if request.args.get("graph") else f'attachment; filename="{name}.{fmt}"'
+    return Response(body, mimetype=mime, headers={"Content-Disposition": disposition})
+
+
+@login_required
+def api_map():
+    protect()
+    return jsonify(_map(_topic(json_body(MapBody).model_dump())))
+
+
+@login_required
+def api_map_run(run_id: str):
+    run = load_map(run_id)
+    return jsonify({k: run.get(k) for k in ("_id", "topic", "user_id", "created_at", "engine", "output", "trace")})
+
+
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+ROUTES = (
+    ("/map", map_page, ["GET"]),
+    ("/map", map_submit, ["POST"]),
+    ("/map/stream", map_stream, ["POST"]),
+    ("/maps", maps_page, ["GET"]),
+    ("/maps/<run_id>", map_run_page, ["GET"]),
+    ("/maps/<run_id>/delete", map_delete, ["POST"]),
+    ("/maps/<run_id>/export.<fmt>", map_export, ["GET"]),
+    ("/api/map", api_map, ["POST"]),
+    ("/api/maps/<run_id>", api_map_run, ["GET"]),
+)
+
+
 def register(bp: Blueprint) -> None:
-    @bp.get("/map")
-    @login_required
-    def map_page():
-        topic = (request.args.get("topic") or "")[:MAX_TOPIC_CHARS]
-        recent, _ = history.page(get_store(), user(), "map", 1, 10)
-        return render_template("historian/map.html", csrf_token=csrf_token(), topic=topic, recent=recent,
-                               max_chars=MAX_TOPIC_CHARS)
-
-    @bp.post("/map")
-    @login_required
-    def map_submit():
-        protect()
-        output = _map(_topic(request.form))
-        return redirect(url_for("historian.map_run_page", run_id=output["metadata"]["run_id"]), code=303)
-
-    @bp.post("/map/stream")
-    @login_required
-    def map_stream():
-        """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
-        protect()
-        topic = _topic(request.form if request.form else parse(MapBody, raw_json()).model_dump())
-        from historian_blueprint.mapping.run import stream_map  # on use: spaCy loads with the first map
-
-        def done(event: dict[str, Any]) -> dict[str, Any]:
-            return {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
-
-        return server_sent(running_events("map", lambda: stream_map(topic, user_id=user())), done, "map")
-
-    @bp.get("/maps")
-    @login_required
-    def maps_page():
-        page = page_number(request.args.get("page"))
-        runs, total = history.page(get_store(), user(), "map", page, RUNS_PER_PAGE)
-        return render_template("historian/maps.html", runs=runs, page=page, pages=max(1, -(-total // RUNS_PER_PAGE)),
-                               total=total, csrf_token=csrf_token())
-
-    @bp.get("/maps/<run_id>")
-    @login_required
-    def map_run_page(run_id: str):
-        run = load_map(run_id)
-        titles = {s["source_id"]: s["title"] for s in run["output"]["sources"]}
-        return render_template("historian/map_run.html", run=run, out=run["output"], titles=titles, csrf_token=csrf_token(),
-                               graph_url=url_for("historian.map_export", run_id=run_id, fmt="json", graph=1))
-
-    @bp.post("/maps/<run_id>/delete")
-    @login_required
-    def map_delete(run_id: str):
-        protect()
-        delete_own(load_map(run_id), "maps")
-        return redirect(url_for("historian.maps_page"), code=303)
-
-    @bp.get("/maps/<run_id>/export.<fmt>")
-    @login_required
-    def map_export(run_id: str, fmt: str):
-        run = load_map(run_id)
-        out = run["output"]
-        name = f"historian-map-{run_id[:8]}"
-        if fmt == "json":
-            body = json.dumps(graph_elements(out, source_link) if request.args.get("graph") else out, indent=2, ensure_ascii=False)
-            mime = "application/json"
-        elif fmt == "md":
-            body, mime = out["report"], "text/markdown"
-        else:
-            raise Problem(404, "not_found", "export formats: json, md")
-        disposition = "inline" if request.args.get("graph") else f'attachment; filename="{name}.{fmt}"'
-        return Response(body, mimetype=mime, headers={"Content-Disposition": disposition})
-
-    @bp.post("/api/map")
-    @login_required
-    def api_map():
-        protect()
-        return jsonify(_map(_topic(json_body(MapBody).model_dump())))
-
-    @bp.get("/api/maps/<run_id>")
-    @login_required
-    def api_map_run(run_id: str):
-        run = load_map(run_id)
-        return jsonify({k: run.get(k) for k in ("_id", "topic", "user_id", "created_at", "engine", "output", "trace")})
+    """Add this module's pages and endpoints to the blueprint."""
+    for rule, view, methods in ROUTES:
+        bp.add_url_rule(rule, view_func=view, methods=methods)

@@ -64,18 +64,30 @@ def health() -> tuple[dict, int]:
     return {"status": "ok", **info}, 200
 
 
+@login_required
+def index():
+    return render_template("historian/index.html", status=status(), identity=current_identity())
+
+
+def api_health():
+    body, code = health()
+    return jsonify(body), code
+
+
+@admin_required
+def api_config():
+    return jsonify(cfg.redacted(get_settings().as_config()))
+
+
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+ROUTES = (
+    ("/", index, ["GET"]),
+    ("/api/health", api_health, ["GET"]),
+    ("/api/config", api_config, ["GET"]),
+)
+
+
 def register(bp: Blueprint) -> None:
-    @bp.get("/")
-    @login_required
-    def index():
-        return render_template("historian/index.html", status=status(), identity=current_identity())
-
-    @bp.get("/api/health")
-    def api_health():
-        body, code = health()
-        return jsonify(body), code
-
-    @bp.get("/api/config")
-    @admin_required
-    def api_config():
-        return jsonify(cfg.redacted(get_settings().as_config()))
+    """Add this module's pages and endpoints to the blueprint."""
+    for rule, view, methods in ROUTES:
+        bp.add_url_rule(rule, view_func=view, methods=methods)
