@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 from flask import current_app
-from flask.cli import AppGroup
+from flask.cli import AppGroup, with_appcontext
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
@@ -79,42 +79,6 @@ def _follow(job_id: str, bar: bool = True, alive: Any = None) -> dict:
     return job
 
 
-def build_cli() -> AppGroup:
-    """Return a fresh ``historian`` command group (one per app, so hosts can add their own)."""
-    group = AppGroup("historian", help="Historian: verified research assistant.")
-
-    @group.command("migrate")
-    def migrate_command() -> None:
-        """Apply pending migrations of Historian's collections (safe to run again)."""
-        store = get_store()
-        done = migrate.apply_pending(store)
-        for m in done:
-            click.echo(f"applied {m.name}: {m.description}")
-        get_services().pending_migrations = []
-        click.echo(f"{len(done)} migration(s) applied; schema version {migrate.schema_version(store)}")
-
-    @group.command("load-corpus")
-    @click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
-    def load_corpus_command(paths: tuple[str, ...]) -> None:
-        """Upsert documents from JSONL/JSON files (optionally .gz) by id into the documents collection."""
-        report = load_corpus(get_store(), paths)
-        for error in report.errors:
-            click.echo(f"error: {error}", err=True)
-        click.echo(report.summary())
-        if report.errors:
-            sys.exit(1)
-
-    @group.command("config")
-    def config_command() -> None:
-        """Print the effective settings as JSON, secrets masked."""
-        click.echo(json.dumps(cfg.redacted(get_settings().as_config()), indent=2, default=str))
-
-    _register_index_commands(group)
-    _register_graph_commands(group)
-    _register_plugins(group)
-    return group
-
-
 # Packages that add commands to ``historian`` declare a function of the group under this entry-point group (the
 # repository's lab adds ``bench``, ``eval`` and ``train-checker``: pyproject.toml); Historian imports none of them.
 COMMAND_PLUGINS = "historian.commands"
@@ -132,137 +96,197 @@ def _register_plugins(group: AppGroup) -> None:
             log.warning("historian: the commands of %s are not available (%s)", plugin.value, exc)
 
 
-def _register_index_commands(group: AppGroup) -> None:
-    @group.command("reindex")
-    @click.option("--full", is_flag=True, help="Re-embed every document instead of only new and changed ones.")
-    @click.option("--retry-failed", is_flag=True, help="Re-run only the documents that failed last time.")
-    def reindex_command(full: bool, retry_failed: bool) -> None:
-        """Bring the search index up to date (incremental by content hash), with a progress bar."""
+@click.command("migrate")
+@with_appcontext
+def migrate_command() -> None:
+    """Apply pending migrations of Historian's collections (safe to run again)."""
+    store = get_store()
+    done = migrate.apply_pending(store)
+    for m in done:
+        click.echo(f"applied {m.name}: {m.description}")
+    get_services().pending_migrations = []
+    click.echo(f"{len(done)} migration(s) applied; schema version {migrate.schema_version(store)}")
+
+
+@click.command("load-corpus")
+@with_appcontext
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def load_corpus_command(paths: tuple[str, ...]) -> None:
+    """Upsert documents from JSONL/JSON files (optionally .gz) by id into the documents collection."""
+    report = load_corpus(get_store(), paths)
+    for error in report.errors:
+        click.echo(f"error: {error}", err=True)
+    click.echo(report.summary())
+    if report.errors:
+        sys.exit(1)
+
+
+@click.command("config")
+@with_appcontext
+def config_command() -> None:
+    """Print the effective settings as JSON, secrets masked."""
+    click.echo(json.dumps(cfg.redacted(get_settings().as_config()), indent=2, default=str))
+
+
+@click.command("reindex")
+@with_appcontext
+@click.option("--full", is_flag=True, help="Re-embed every document instead of only new and changed ones.")
+@click.option("--retry-failed", is_flag=True, help="Re-run only the documents that failed last time.")
+def reindex_command(full: bool, retry_failed: bool) -> None:
+    """Bring the search index up to date (incremental by content hash), with a progress bar."""
+    try:
+        job_id: str | None = service.start_reindex(full=full, retry_failed=retry_failed, user="cli",
+                                                   background=False)
+    except (service.ReindexBusy, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    while job_id:  # then the build a write asked for meanwhile (documents_changed), if any
+        if _run(job_id)["state"] == "failed":
+            sys.exit(1)
+        job_id = service.take_follow_up()
+
+
+@click.command("export-chunks")
+@with_appcontext
+def export_chunks_command() -> None:
+    """Write the serving local generation's chunks and vectors into the `atlas` backend's chunk collection
+    (HISTORIAN_RETRIEVAL_ATLAS_COLLECTION), replacing what it held; then create its two search indexes in Atlas
+    (docs/search-index.md) and set HISTORIAN_RETRIEVAL_BACKEND=atlas."""
+    try:
+        loaded = service.get_index()
+    except (service.IndexNotBuilt, service.IndexMismatch) as exc:
+        raise click.ClickException(str(exc)) from None
+    chunks = service.atlas_chunks()
+    written = service.export_chunks(loaded, chunks)
+    click.echo(f"{written} chunks of generation {loaded.number} written to {chunks.name}")
+
+
+@click.command("sync")
+@with_appcontext
+@click.option("--every", type=click.FloatRange(min=5), default=None, metavar="SECONDS",
+              help="Keep the index in step: sync again every SECONDS until stopped (Ctrl-C).")
+
+
+def sync_command(every: float | None) -> None:
+    """Keep the index in step with the collection: index new and changed documents, drop deleted ones
+    (incremental: the others keep their vectors), then any build a write asked for meanwhile."""
+    while True:
         try:
-            job_id: str | None = service.start_reindex(full=full, retry_failed=retry_failed, user="cli",
-                                                       background=False)
-        except (service.ReindexBusy, ValueError) as exc:
-            raise click.ClickException(str(exc)) from None
-        while job_id:  # then the build a write asked for meanwhile (documents_changed), if any
-            if _run(job_id)["state"] == "failed":
+            job_id: str | None = service.start_reindex(user="sync", background=False)
+        except service.ReindexBusy as exc:
+            service.request_build()  # the running build may have read the documents before the latest writes
+            click.echo(f"{exc}: one more build follows it", err=True)
+            job_id = None
+        while job_id:
+            if _run(job_id, bar=every is None)["state"] == "failed":
                 sys.exit(1)
             job_id = service.take_follow_up()
-
-    @group.command("export-chunks")
-    def export_chunks_command() -> None:
-        """Write the serving local generation's chunks and vectors into the `atlas` backend's chunk collection
-        (HISTORIAN_RETRIEVAL_ATLAS_COLLECTION), replacing what it held; then create its two search indexes in Atlas
-        (docs/search-index.md) and set HISTORIAN_RETRIEVAL_BACKEND=atlas."""
-        try:
-            loaded = service.get_index()
-        except (service.IndexNotBuilt, service.IndexMismatch) as exc:
-            raise click.ClickException(str(exc)) from None
-        chunks = service.atlas_chunks()
-        written = service.export_chunks(loaded, chunks)
-        click.echo(f"{written} chunks of generation {loaded.number} written to {chunks.name}")
-
-    @group.command("sync")
-    @click.option("--every", type=click.FloatRange(min=5), default=None, metavar="SECONDS",
-                  help="Keep the index in step: sync again every SECONDS until stopped (Ctrl-C).")
-    def sync_command(every: float | None) -> None:
-        """Keep the index in step with the collection: index new and changed documents, drop deleted ones
-        (incremental: the others keep their vectors), then any build a write asked for meanwhile."""
-        while True:
-            try:
-                job_id: str | None = service.start_reindex(user="sync", background=False)
-            except service.ReindexBusy as exc:
-                service.request_build()  # the running build may have read the documents before the latest writes
-                click.echo(f"{exc}: one more build follows it", err=True)
-                job_id = None
-            while job_id:
-                if _run(job_id, bar=every is None)["state"] == "failed":
-                    sys.exit(1)
-                job_id = service.take_follow_up()
-            if every is None:
-                return
-            time.sleep(every)
-
-
-def _register_graph_commands(group: AppGroup) -> None:
-    @group.command("ask")
-    @click.argument("question")
-    @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
-    @click.option("--quiet", is_flag=True, help="Do not print progress.")
-    @click.option("--profile", type=click.Choice(cfg.PROFILES), default=None,
-                  help="Retrieval depth and revision attempts for this run (default: the configured profile).")
-    @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
-    def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
-        """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
-        from historian_blueprint.graph.run import ask
-
-        def progress(event: dict) -> None:
-            if not quiet:
-                click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
-
-        try:
-            output = ask(question, user_id="cli", on_event=progress, profile=profile, parent_id=parent)
-        except (service.IndexNotBuilt, service.IndexMismatch, LookupError) as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
-
-    @group.command("map")
-    @click.argument("topic")
-    @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
-    @click.option("--quiet", is_flag=True, help="Do not print progress.")
-    def map_command(topic: str, fmt: str, quiet: bool) -> None:
-        """Map a topic: entities, cited relations, conflicts between sources, credibility, consensus."""
-        from historian_blueprint.mapping.run import map_topic
-
-        def progress(event: dict) -> None:
-            if not quiet:
-                click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
-
-        try:
-            output = map_topic(topic, user_id="cli", on_event=progress)
-        except (service.IndexNotBuilt, service.IndexMismatch, ValueError) as exc:
-            raise click.ClickException(str(exc)) from None
-        click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else output["report"])
-
-    @group.command("doctor")
-    def doctor_command() -> None:
-        """Check the LLM endpoint (reachable, model listed, a tiny structured call) and explain what is wrong."""
-        from historian_blueprint.llm.doctor import diagnose
-
-        findings = diagnose(LLMSettings.of(get_settings()), get_settings().engine)
-        for finding in findings:
-            click.echo(finding.line())
-        if not all(f.ok for f in findings):
-            raise SystemExit(1)
-
-    @group.command("verify")
-    @click.option("--text", help="The draft to check (or --file).")
-    @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), help="Read the draft from a file.")
-    @click.option("--source", "sources", multiple=True, help="A document id the draft cites (repeatable).")
-    @click.option("--question", default=None, help="The question the text answers (a bare yes/no is checked as its answer).")
-    @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
-    def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None, fmt: str) -> None:
-        """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
-        if path:
-            text = Path(path).read_text(encoding="utf-8")
-        if not text:
-            raise click.UsageError("give the draft with --text or --file")
-        try:
-            result = check_draft(text, sources, question=question)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-        data = result.model_dump()
-        if fmt == "json":
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        if every is None:
             return
-        click.echo(f"Status: {result.status} · confidence {result.confidence:.2f}")
-        click.echo(outcome_counts(c.verdict for c in result.claims))
-        for c in result.claims:
-            shown = outcome(c.verdict)
-            click.echo(f"  [{c.id}] {shown.label}: {c.text[:90]}")
-            if c.evidence:
-                where = c.evidence.locator or f"chars {c.evidence.start}–{c.evidence.end}"
-                click.echo(f"       {shown.span} {c.evidence.source_id}, {where}: “{c.evidence.text[:200]}”")
-            if c.verdict != "supported":
-                click.echo(f"       {c.reason}")
-        for role in ("challenge", "interrogation", "counter", "judge"):
-            click.echo(f"  {role}: {getattr(result, role).summary}")
+        time.sleep(every)
+
+
+@click.command("ask")
+@with_appcontext
+@click.argument("question")
+@click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+@click.option("--quiet", is_flag=True, help="Do not print progress.")
+@click.option("--profile", type=click.Choice(cfg.PROFILES), default=None,
+              help="Retrieval depth and revision attempts for this run (default: the configured profile).")
+
+
+@click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
+def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
+    """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
+    from historian_blueprint.graph.run import ask
+
+    def progress(event: dict) -> None:
+        if not quiet:
+            click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
+
+    try:
+        output = ask(question, user_id="cli", on_event=progress, profile=profile, parent_id=parent)
+    except (service.IndexNotBuilt, service.IndexMismatch, LookupError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
+
+
+@click.command("map")
+@with_appcontext
+@click.argument("topic")
+@click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+@click.option("--quiet", is_flag=True, help="Do not print progress.")
+def map_command(topic: str, fmt: str, quiet: bool) -> None:
+    """Map a topic: entities, cited relations, conflicts between sources, credibility, consensus."""
+    from historian_blueprint.mapping.run import map_topic
+
+    def progress(event: dict) -> None:
+        if not quiet:
+            click.echo(f"  {event['node']:<14} {event['ms']:>8.1f} ms  {event['detail']}", err=True)
+
+    try:
+        output = map_topic(topic, user_id="cli", on_event=progress)
+    except (service.IndexNotBuilt, service.IndexMismatch, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else output["report"])
+
+
+@click.command("doctor")
+@with_appcontext
+def doctor_command() -> None:
+    """Check the LLM endpoint (reachable, model listed, a tiny structured call) and explain what is wrong."""
+    from historian_blueprint.llm.doctor import diagnose
+
+    findings = diagnose(LLMSettings.of(get_settings()), get_settings().engine)
+    for finding in findings:
+        click.echo(finding.line())
+    if not all(f.ok for f in findings):
+        raise SystemExit(1)
+
+
+@click.command("verify")
+@with_appcontext
+@click.option("--text", help="The draft to check (or --file).")
+@click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), help="Read the draft from a file.")
+@click.option("--source", "sources", multiple=True, help="A document id the draft cites (repeatable).")
+@click.option("--question", default=None, help="The question the text answers (a bare yes/no is checked as its answer).")
+@click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None, fmt: str) -> None:
+    """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
+    if path:
+        text = Path(path).read_text(encoding="utf-8")
+    if not text:
+        raise click.UsageError("give the draft with --text or --file")
+    try:
+        result = check_draft(text, sources, question=question)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    data = result.model_dump()
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"Status: {result.status} · confidence {result.confidence:.2f}")
+    click.echo(outcome_counts(c.verdict for c in result.claims))
+    for c in result.claims:
+        shown = outcome(c.verdict)
+        click.echo(f"  [{c.id}] {shown.label}: {c.text[:90]}")
+        if c.evidence:
+            where = c.evidence.locator or f"chars {c.evidence.start}–{c.evidence.end}"
+            click.echo(f"       {shown.span} {c.evidence.source_id}, {where}: “{c.evidence.text[:200]}”")
+        if c.verdict != "supported":
+            click.echo(f"       {c.reason}")
+    for role in ("challenge", "interrogation", "counter", "judge"):
+        click.echo(f"  {role}: {getattr(result, role).summary}")
+
+
+# Historian's own commands (`historian --help` lists them with the plugins', sorted by name).
+COMMANDS = (migrate_command, load_corpus_command, config_command, reindex_command, export_chunks_command, sync_command, ask_command, map_command, doctor_command, verify_command)
+
+
+def build_cli() -> AppGroup:
+    """Return a fresh ``historian`` command group (one per app, so hosts can add their own): Historian's commands and
+    those of the installed plugins."""
+    group = AppGroup("historian", help="Historian: verified research assistant.")
+    for command in COMMANDS:
+        group.add_command(command)
+    _register_plugins(group)
+    return group
