@@ -18,8 +18,9 @@ from historian_blueprint import config as cfg
 from historian_blueprint import migrate
 from historian_blueprint.app import get_settings, get_services, get_store
 from historian_blueprint.corpus.loader import load_corpus
-from historian_blueprint.graph.export import outcome, outcome_counts, to_markdown
+from historian_blueprint.graph.export import outcome, outcome_counts
 from historian_blueprint.index import service
+from historian_blueprint.present import formats
 from historian_blueprint.settings import LLMSettings
 from historian_blueprint.verify.service import check_draft
 
@@ -77,6 +78,13 @@ def _follow(job_id: str, bar: bool = True, alive: Any = None) -> dict:
     counts = ", ".join(f"{k} {v}" for k, v in job.get("counts", {}).items())
     click.echo(f"{job['state']}: {job.get('message')} ({counts}) in {job.get('timings', {}).get('total_s', 0):.1f}s")
     return job
+
+
+def _export_format(name: str, kind: str) -> formats.Format:
+    try:
+        return formats.find(name, kind)
+    except LookupError as exc:
+        raise click.BadParameter(str(exc), param_hint="--output") from None
 
 
 # Packages that add commands to ``historian`` declare a function of the group under this entry-point group (the
@@ -188,7 +196,9 @@ def sync_command(every: float | None) -> None:
 @click.command("ask")
 @with_appcontext
 @click.argument("question")
-@click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+@click.option("--output", "fmt", default="md", show_default=True, metavar="FORMAT",
+              help="An export format of answers: md (the report), json (the output schema), bib, ris, csl.json, "
+                   "chicago.txt (the references), or one a plugin registered.")
 @click.option("--quiet", is_flag=True, help="Do not print progress.")
 @click.option("--profile", type=click.Choice(cfg.PROFILES), default=None,
               help="Retrieval depth and revision attempts for this run (default: the configured profile).")
@@ -196,8 +206,10 @@ def sync_command(every: float | None) -> None:
 
 @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
 def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
-    """Ask a question: a cited answer, verified; prints the output schema or a readable report."""
+    """Ask a question: a cited answer, verified; prints it in one of the answers' export formats."""
     from historian_blueprint.graph.run import ask
+
+    chosen = _export_format(fmt, "answer")
 
     def progress(event: dict) -> None:
         if not quiet:
@@ -207,17 +219,20 @@ def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, paren
         output = ask(question, user_id="cli", on_event=progress, profile=profile, parent_id=parent)
     except (service.IndexNotBuilt, service.IndexMismatch, LookupError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(output, question))
+    click.echo(chosen.render(formats.Exported("answer", output, question, get_store().get_document)))
 
 
 @click.command("map")
 @with_appcontext
 @click.argument("topic")
-@click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+@click.option("--output", "fmt", default="md", show_default=True, metavar="FORMAT",
+              help="An export format of maps: md (the report) or json (the whole map), or one a plugin registered.")
 @click.option("--quiet", is_flag=True, help="Do not print progress.")
 def map_command(topic: str, fmt: str, quiet: bool) -> None:
     """Map a topic: entities, cited relations, conflicts between sources, credibility, consensus."""
     from historian_blueprint.mapping.run import map_topic
+
+    chosen = _export_format(fmt, "map")
 
     def progress(event: dict) -> None:
         if not quiet:
@@ -227,7 +242,7 @@ def map_command(topic: str, fmt: str, quiet: bool) -> None:
         output = map_topic(topic, user_id="cli", on_event=progress)
     except (service.IndexNotBuilt, service.IndexMismatch, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(output, indent=2, ensure_ascii=False) if fmt == "json" else output["report"])
+    click.echo(chosen.render(formats.Exported("map", output, topic, get_store().get_document)))
 
 
 @click.command("doctor")

@@ -24,7 +24,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("index",),
     ("verify",),
     ("roles",),
-    ("graph", "mapping"),
+    ("graph", "mapping", "present"),
     ("web", "cli"),
     ("",),                                     # historian_blueprint/__init__.py: the extension
     ("demo",),                                 # the demo host app and the console script

@@ -159,7 +159,7 @@ def test_verify_and_ask_commands(app):
                                    "--output", "json"])
     assert answered.exit_code == 0, answered.output
     assert json.loads(answered.output)["claims"][0]["text"] == "No"
-    asked = runner.invoke(args=["historian", "ask", "List three causes of the depression", "--output", "markdown", "--quiet"])
+    asked = runner.invoke(args=["historian", "ask", "List three causes of the depression", "--output", "md", "--quiet"])
     assert asked.exit_code == 0 and "## Findings" in asked.output and "[1]" in asked.output
 
 

@@ -243,3 +243,8 @@ def source_link(source_id: str, start: int | None = None, end: int | None = None
     )
 
 
+def exported(body: str, mimetype: str, filename: str, inline: bool = False) -> Response:
+    """An export as a download (or ``inline``): Flask adds the charset to text/* only; other types name theirs."""
+    kind = {"mimetype": mimetype} if mimetype.startswith("text/") else {"content_type": f"{mimetype}; charset=utf-8"}
+    disposition = "inline" if inline else f'attachment; filename="{filename}"'
+    return Response(body, **kind, headers={"Content-Disposition": disposition})

@@ -12,6 +12,7 @@ from historian_blueprint.app import get_store
 from historian_blueprint.graph.export import (
     confidence_words, outcome, outcome_counts, report_views, source_label, status_label, status_words,
 )
+from historian_blueprint.present import formats
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.web.common import source_link
 from historian_blueprint.web.reading import around
@@ -75,7 +76,8 @@ GLOBALS = {"historian_source_url": source_url, "historian_source_groups": source
            "historian_status_words": status_words,  # output -> (group, label, sentence)
            "historian_confidence_words": confidence_words,
            "historian_status_label": status_label,  # a run summary's (group, label)
-           "historian_report_views": report_views}
+           "historian_report_views": report_views,
+           "historian_export_formats": formats.formats_for}  # "answer" or "map" -> its export formats
 
 
 def register(bp: Blueprint) -> None:

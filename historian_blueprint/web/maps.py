@@ -6,17 +6,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
 from historian_blueprint.mapping.graph import MAX_TOPIC_CHARS
+from historian_blueprint.present import formats
 from historian_blueprint.text.questions import clean_question
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, index_problems, load_run, page_number, running, running_events, server_sent,
+    RUNS_PER_PAGE, Problem, delete_own, exported, index_problems, load_run, page_number, running, running_events, server_sent,
     source_link, user,
 )
 
@@ -126,18 +127,19 @@ def map_delete(run_id: str):
 
 @login_required
 def map_export(run_id: str, fmt: str):
+    """The map in one of the maps' export formats (present/formats.py); ``?graph=1`` on JSON: the graph view's
+    elements, shown inline."""
     run = load_map(run_id)
     out = run["output"]
-    name = f"historian-map-{run_id[:8]}"
-    if fmt == "json":
-        body = json.dumps(graph_elements(out, source_link) if request.args.get("graph") else out, indent=2, ensure_ascii=False)
-        mime = "application/json"
-    elif fmt == "md":
-        body, mime = out["report"], "text/markdown"
-    else:
-        raise Problem(404, "not_found", "export formats: json, md")
-    disposition = "inline" if request.args.get("graph") else f'attachment; filename="{name}.{fmt}"'
-    return Response(body, mimetype=mime, headers={"Content-Disposition": disposition})
+    if fmt == "json" and request.args.get("graph"):
+        return exported(json.dumps(graph_elements(out, source_link), indent=2, ensure_ascii=False), "application/json",
+                        "", inline=True)
+    try:
+        chosen = formats.find(fmt, "map")
+    except LookupError as exc:
+        raise Problem(404, "not_found", str(exc)) from None
+    body = chosen.render(formats.Exported("map", out, out.get("topic") or "", get_store().get_document))
+    return exported(body, chosen.mimetype, f"historian-map-{run_id[:8]}.{fmt}")
 
 
 @login_required

@@ -2,38 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from flask import (
-    Blueprint, Response, current_app, jsonify, redirect, render_template, request, url_for,
+    Blueprint, current_app, jsonify, redirect, render_template, request, url_for,
 )
 
 from historian_blueprint import history
 from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.config import PROFILES
-from historian_blueprint.graph.export import (
-    source_label, to_markdown,
-)
-from historian_blueprint.graph.references import bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris
 from historian_blueprint.index import service
+from historian_blueprint.present import formats
 from historian_blueprint.text.questions import clean_question
 from historian_blueprint.verify.draft import TooManyClaims
 from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters, verify_form
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, host_source_url, index_problems, load_run, page_number, running, running_events,
+    RUNS_PER_PAGE, Problem, delete_own, exported, host_source_url, index_problems, load_run, page_number, running, running_events,
     server_sent, user,
 )
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.reading import highlighted
 
-# An answer's exports: the report, the output, and its cited sources in the formats reference managers import.
-EXPORTS = {"md": "text/markdown", "json": "application/json", "bib": "application/x-bibtex",
-           "ris": "application/x-research-info-systems", "csl.json": "application/vnd.citationstyles.csl+json",
-           "chicago.txt": "text/plain"}
 _SPAN = re.compile(r"^(\d{1,9})-(\d{1,9})$")
 
 
@@ -138,28 +130,14 @@ def run_delete(run_id: str):
 
 @login_required
 def run_export(run_id: str, fmt: str):
-    """The run as a report (md), its output (json), or its cited sources as references: BibTeX (bib), RIS
-    (ris), CSL-JSON (csl.json) and Chicago notes-bibliography (chicago.txt)."""
+    """The run in one of the answers' export formats (present/formats.py: the report, the output, the references)."""
     run = load_run(run_id)
-    out = run["output"]
-    if fmt not in EXPORTS:
-        raise Problem(404, "not_found", f"export formats: {', '.join(EXPORTS)}")
-    if fmt == "json":
-        body = json.dumps(out, indent=2, ensure_ascii=False)
-    else:  # each cited document read once, for its references and (md) its sources' labels
-        store = get_store()
-        docs = {sid: store.get_document(sid) for sid in dict.fromkeys(c["source_id"] for c in out["citations"])}
-        refs = references(out["citations"], docs.get)
-        if fmt == "md":
-            labels = {c["id"]: source_label(c, docs[c["source_id"]]) for c in out["citations"]}
-            body = to_markdown(out, run["question"], labels, [chicago_bibliography_entry(r) for r in refs])
-        elif fmt == "chicago.txt":
-            body = chicago(refs, out["citations"])
-        else:
-            body = {"bib": bibtex, "ris": ris, "csl.json": csl_json}[fmt](refs)
-    mime = EXPORTS[fmt]  # Flask adds the charset to text/* only; the other types name theirs here
-    kind = {"mimetype": mime} if mime.startswith("text/") else {"content_type": f"{mime}; charset=utf-8"}
-    return Response(body, **kind, headers={"Content-Disposition": f'attachment; filename="historian-{run_id[:8]}.{fmt}"'})
+    try:
+        chosen = formats.find(fmt, "answer")
+    except LookupError as exc:
+        raise Problem(404, "not_found", str(exc)) from None
+    body = chosen.render(formats.Exported("answer", run["output"], run["question"], get_store().get_document))
+    return exported(body, chosen.mimetype, f"historian-{run_id[:8]}.{fmt}")
 
 
 # ------------------------------------------------------------------ sources
