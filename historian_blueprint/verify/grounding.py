@@ -141,7 +141,7 @@ class SupportReading:
 
     @property
     def carried(self) -> bool:
-        return self.combiner.passes(self.features) and not self.unexplained and not self.own_voice
+        return self.combiner.carries(self.features)  # its unexplained words and own voice are in the features
 
 
 def read_support(ctx: ClaimContext, question: str | None) -> SupportReading:
@@ -187,9 +187,9 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
     result.features = reading.features
     p = reading.probability
     if conflict is not None:
-        result.probability = round(min(p, reading.combiner.threshold * 0.99), 4)  # never above the cut
+        result.probability = reading.combiner.below_cut(p)
         return _apply(result, conflict, _named(conflict))
-    result.probability = p if reading.carried else round(min(p, reading.combiner.threshold * 0.99), 4)
+    result.probability = p if reading.carried else reading.combiner.below_cut(p)
     result.decided_by = "support"
     if reading.carried:
         result.reason = f"the evidence carries the claim (support {p:.2f})"
@@ -237,7 +237,7 @@ def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportRead
         result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
         result.evidence = _window_evidence(ctx, source_id, window)
         result.support = result.evidence.coverage if result.evidence is not None else 0.0
-        result.probability = round(min(1 - read_by.contradicts, reading.combiner.threshold * 0.99), 4)
+        result.probability = reading.combiner.below_cut(1 - read_by.contradicts)
         result.decided_by = "reader"
         result.reason = (f"the cited passage says otherwise (Historian's reader model reads it as contradicting the "
                          f"claim, {read_by.contradicts:.2f}): read the source")

@@ -73,6 +73,16 @@ class Combiner:
         """The claim clears every gate and the probability cut (a feature not measured fails its gate)."""
         return all(f.get(name, -1.0) >= low for name, low in self.minimums) and self.probability(f) >= self.threshold
 
+    def carries(self, f: dict[str, float]) -> bool:
+        """The one statement of "the evidence carries the claim" from its reading alone: it passes, no word of it is
+        unexplained and it does not speak for its writer where the source does not (the decision and the fit both
+        read it)."""
+        return self.passes(f) and f.get("unexplained", 0.0) == 0.0 and f.get("own_voice", 1.0) == 1.0
+
+    def below_cut(self, p: float) -> float:
+        """A probability shown for a claim the reading does not carry: never at or above the cut."""
+        return round(min(p, self.threshold * 0.99), 4)
+
     def raw(self, f: dict[str, float]) -> float:
         try:
             z = self.bias + sum(w * f[name] for w, name in zip(self.weights, self.names))
@@ -81,10 +91,6 @@ class Combiner:
         if not math.isfinite(z):
             return 0.0  # a feature that is not a number never makes a claim supported
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
-
-    def contradicted(self, p: float) -> float:
-        """A claim a hard rule contradicted is never more likely than the cut, whatever its features say."""
-        return min(p, self.threshold * 0.99)
 
     def probability(self, f: dict[str, float]) -> float:
         if not self.iso_x:

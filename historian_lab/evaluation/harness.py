@@ -162,9 +162,8 @@ def rescore(rows: list[Row], combiner: Combiner) -> list[Row]:
             continue
         p = combiner.probability(r.features)
         if r.hard_failed:
-            p = min(p, combiner.threshold * 0.99)  # as decide caps it
-        carried = (not r.hard_failed and combiner.passes(r.features) and r.features.get("unexplained", 0.0) == 0.0
-                   and r.features.get("own_voice", 1.0) == 1.0)
+            p = combiner.below_cut(p)  # as the decision shows it
+        carried = not r.hard_failed and combiner.carries(r.features)  # the decision's own statement
         verdict = r.verdict if r.hard_failed or (not carried and r.verdict != "supported") else ("supported" if carried else "unconfirmed")
         out.append(replace(r, flagged=not carried, confidence=round(p, 4), verdict=verdict))
     return out
