@@ -181,89 +181,101 @@ def _form_csrf_problem() -> str | None:
     return None
 
 
+def login_view():
+    if request.method == "GET":
+        return render_template("demo/login.html", error=None)
+    problem = _form_csrf_problem()
+    if problem:
+        return render_template("demo/login.html", error=f"{problem} Reload the page and try again."), 400
+    name = request.form.get("username", "")[:200]
+    address = request.remote_addr or "unknown"
+    throttle = _throttle()
+    held = session.get(LoginThrottle.SESSION_KEY)  # [name, address, time]: the turn an earlier 429 gave
+    turn = held[2] if isinstance(held, list) and len(held) == 3 and held[:2] == [name, address] else None
+    verdict = throttle.attempt(name, address, turn)  # refused at once or recorded: it never holds the thread
+    if verdict.refused:
+        if verdict.turn is not None:
+            session[LoginThrottle.SESSION_KEY] = [name, address, verdict.turn]
+        return render_template("demo/login.html", error=verdict.refused), 429, {
+            "Retry-After": str(verdict.retry_after)}
+    users = get_store().database["users"]
+    record = users.find_one({"_id": name})
+    if not throttle.password_matches(record, request.form.get("password", "")):  # equal work for unknown names
+        return render_template("demo/login.html", error="Unknown user or wrong password."), 401
+    throttle.succeeded(name, address, verdict.at)
+    nonce = record.get("session_nonce")
+    if not nonce:
+        nonce = secrets.token_urlsafe(16)
+        with get_store().write_lock():
+            users.update_one({"_id": name}, {"$set": {"session_nonce": nonce}})
+    session.clear()  # nothing from before the login (a planted session) carries over
+    login_user(DemoUser(record["_id"], record["role"]))
+    session[NONCE] = nonce
+    return redirect(safe_next(request.args.get("next")) or url_for("demo.documents"))
+
+
+def logout_view():
+    problem = _form_csrf_problem()
+    if problem:
+        return render_template("demo/login.html", error=f"{problem} Log out again from a page of this site."), 400
+    if current_user.is_authenticated:
+        with get_store().write_lock():  # every session of this user, copies included, ends here
+            get_store().database["users"].update_one(
+                {"_id": current_user.id}, {"$set": {"session_nonce": secrets.token_urlsafe(16)}}
+            )
+    logout_user()
+    session.clear()
+    flash("Logged out.")
+    return redirect(url_for("demo.login"))
+
+
+@login_required
+def documents_view():
+    store = get_store()
+    fields = store.fields
+    q = request.args.get("q", "").strip()
+    page = max(request.args.get("page", 1, type=int) or 1, 1)
+    query: dict[str, Any] = {}
+    if q:
+        pattern = {"$regex": re.escape(q), "$options": "i"}
+        query = {"$or": [{fields["title"]: pattern}, {fields["text"]: pattern}]}
+    total = store.count_documents(query)
+    pages = max((total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
+    page = min(page, pages)
+    sort = [(fields["year"] or fields["date"], 1), (fields["title"], 1)]
+    cursor = store.documents.find(query, store.fields.projection()).sort(sort).skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
+    docs = [fields.document(r) for r in cursor]
+    return render_template("demo/documents.html", docs=docs, q=q, page=page, pages=pages, total=total)
+
+
+@login_required
+def document_view(doc_id: str):
+    doc = get_store().get_document(doc_id)
+    if doc is None:
+        abort(404)
+    return render_template("demo/document.html", doc=doc)
+
+
+def user_context():
+    return {"demo_user": current_user, "demo_csrf_token": generate_csrf}
+
+
+# The reader's pages: (rule, endpoint, view, methods); the views are named *_view beside the demo's modules
+# (demo.login is the throttle's).
+READER_ROUTES = (
+    ("/login", "login", login_view, ["GET", "POST"]),
+    ("/logout", "logout", logout_view, ["POST"]),
+    ("/", "documents", documents_view, ["GET"]),
+    ("/documents/<historian_document_id:doc_id>", "document", document_view, ["GET"]),  # links encode every "/"
+)
+
+
 def build_reader() -> Blueprint:
     """Return the document reader's own pages (list, search, read, login)."""
     bp = Blueprint("demo", __name__, template_folder="templates", static_folder="static", static_url_path="/demo-static")
-
-    @bp.route("/login", methods=["GET", "POST"])
-    def login():
-        if request.method == "GET":
-            return render_template("demo/login.html", error=None)
-        problem = _form_csrf_problem()
-        if problem:
-            return render_template("demo/login.html", error=f"{problem} Reload the page and try again."), 400
-        name = request.form.get("username", "")[:200]
-        address = request.remote_addr or "unknown"
-        throttle = _throttle()
-        held = session.get(LoginThrottle.SESSION_KEY)  # [name, address, time]: the turn an earlier 429 gave
-        turn = held[2] if isinstance(held, list) and len(held) == 3 and held[:2] == [name, address] else None
-        verdict = throttle.attempt(name, address, turn)  # refused at once or recorded: it never holds the thread
-        if verdict.refused:
-            if verdict.turn is not None:
-                session[LoginThrottle.SESSION_KEY] = [name, address, verdict.turn]
-            return render_template("demo/login.html", error=verdict.refused), 429, {
-                "Retry-After": str(verdict.retry_after)}
-        users = get_store().database["users"]
-        record = users.find_one({"_id": name})
-        if not throttle.password_matches(record, request.form.get("password", "")):  # equal work for unknown names
-            return render_template("demo/login.html", error="Unknown user or wrong password."), 401
-        throttle.succeeded(name, address, verdict.at)
-        nonce = record.get("session_nonce")
-        if not nonce:
-            nonce = secrets.token_urlsafe(16)
-            with get_store().write_lock():
-                users.update_one({"_id": name}, {"$set": {"session_nonce": nonce}})
-        session.clear()  # nothing from before the login (a planted session) carries over
-        login_user(DemoUser(record["_id"], record["role"]))
-        session[NONCE] = nonce
-        return redirect(safe_next(request.args.get("next")) or url_for("demo.documents"))
-
-    @bp.post("/logout")
-    def logout():
-        problem = _form_csrf_problem()
-        if problem:
-            return render_template("demo/login.html", error=f"{problem} Log out again from a page of this site."), 400
-        if current_user.is_authenticated:
-            with get_store().write_lock():  # every session of this user, copies included, ends here
-                get_store().database["users"].update_one(
-                    {"_id": current_user.id}, {"$set": {"session_nonce": secrets.token_urlsafe(16)}}
-                )
-        logout_user()
-        session.clear()
-        flash("Logged out.")
-        return redirect(url_for("demo.login"))
-
-    @bp.get("/")
-    @login_required
-    def documents():
-        store = get_store()
-        fields = store.fields
-        q = request.args.get("q", "").strip()
-        page = max(request.args.get("page", 1, type=int) or 1, 1)
-        query: dict[str, Any] = {}
-        if q:
-            pattern = {"$regex": re.escape(q), "$options": "i"}
-            query = {"$or": [{fields["title"]: pattern}, {fields["text"]: pattern}]}
-        total = store.count_documents(query)
-        pages = max((total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
-        page = min(page, pages)
-        sort = [(fields["year"] or fields["date"], 1), (fields["title"], 1)]
-        cursor = store.documents.find(query, store.fields.projection()).sort(sort).skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
-        docs = [fields.document(r) for r in cursor]
-        return render_template("demo/documents.html", docs=docs, q=q, page=page, pages=pages, total=total)
-
-    @bp.get("/documents/<historian_document_id:doc_id>")  # Historian's converter: links encode every "/"
-    @login_required
-    def document(doc_id: str):
-        doc = get_store().get_document(doc_id)
-        if doc is None:
-            abort(404)
-        return render_template("demo/document.html", doc=doc)
-
-    @bp.app_context_processor
-    def user_context():
-        return {"demo_user": current_user, "demo_csrf_token": generate_csrf}
-
+    for rule, endpoint, view, methods in READER_ROUTES:
+        bp.add_url_rule(rule, endpoint, view_func=view, methods=methods)
+    bp.app_context_processor(user_context)
     return bp
 
 
@@ -275,6 +287,8 @@ def build_reader() -> Blueprint:
               help="Worker processes: more than 1 runs the app under gunicorn, the workers forked from a master that "
                    "loaded the models and the serving generation once (they share that memory); 1 serves with "
                    "Flask's own server in one process (one core's worth of Python).")
+
+
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True, help="Threads per gunicorn worker.")
 def serve_command(port: int, workers: int, threads: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""
