@@ -69,139 +69,8 @@ class OpenAICompatibleServer:
         self._closing = threading.Event()
         self._lock = threading.Lock()
         self.play(faults, limit=fault_limit)
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def _send(self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None,
-                      cut: bool = False) -> None:
-                """Send ``body`` as JSON; ``cut``: announce all of it, send half, drop the connection."""
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data[: len(data) // 2] if cut else data)
-                if cut:
-                    self.close_connection = True
-
-            def _drip(self, body: dict[str, Any]) -> None:
-                """Send a 200 with ``body`` one byte every ``drip_s``, status line and headers included, until it is
-                sent, the client hangs up or the server closes."""
-                data = json.dumps(body).encode()
-                raw = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
-                       .encode() + data)
-                record = {"started": time.monotonic(), "ended": 0.0, "sent": 0}
-                with server._lock:
-                    server.dripping += 1
-                    server.drips.append(record)
-                self.close_connection = True
-                try:
-                    for i in range(len(raw)):
-                        if server._closing.wait(server.drip_s):
-                            break
-                        self.wfile.write(raw[i:i + 1])
-                        self.wfile.flush()
-                        record["sent"] += 1
-                except OSError:  # the client hung up: a broken pipe or a reset
-                    pass
-                finally:
-                    record["ended"] = time.monotonic()
-                    with server._lock:
-                        server.dripping -= 1
-
-            def _error(self, status: int, message: str, code: str) -> None:
-                self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}})
-
-            def _authorized(self) -> bool:
-                if server.api_key is None:
-                    return True
-                if self.headers.get("Authorization") == f"Bearer {server.api_key}":
-                    return True
-                given = self.headers.get("Authorization") or ""
-                echoed = f": {given} (key {given.removeprefix('Bearer ')})" if server.echo_key else ""
-                self._error(401, f"Incorrect API key provided{echoed}.", "invalid_api_key")
-                return False
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server naming
-                if self.path != f"{server.prefix}/models":
-                    return self._error(404, f"no route {self.path}", "not_found")
-                if self._authorized():
-                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]})
-
-            def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
-                if self.path != f"{server.prefix}/chat/completions":
-                    return self._error(404, f"no route {self.path}", "not_found")
-                if not self._authorized():
-                    return
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                server.requests.append(body)
-                if body.get("model") not in server.models:
-                    return self._error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
-                if body.get("response_format") and not server.json_mode:
-                    return self._error(400, "response_format is not supported by this server", "unsupported_parameter")
-                messages = body.get("messages", [])
-                role = role_of(messages)
-                fault = server.fault_for(role)
-                if fault == "timeout":  # hang past the client's timeout, then drop the connection
-                    server._closing.wait(server.hang_s)
-                    self.close_connection = True
-                    return
-                if fault == "rate_limit":
-                    return self._send(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
-                                                      "code": "rate_limit_exceeded"}},
-                                      headers={"Retry-After": str(server.retry_after)})
-                if fault == "server_error":
-                    return self._send(500, {"error": {"message": "The server had an error while processing your request.",
-                                                      "type": "server_error", "code": None}})
-                content = server.responder(role, messages)
-                if fault == "drip":
-                    return self._drip({"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion",
-                                       "created": int(time.time()), "model": body["model"],
-                                       "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                                    "finish_reason": "stop"}]})
-                if fault == "malformed_json":
-                    content = content[: len(content) // 2]  # the model stopped half-way through its object
-                elif fault == "empty_reply":
-                    content = ""
-                prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
-                usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(content) // 4 + 1,
-                         "total_tokens": prompt_tokens + len(content) // 4 + 1}
-                ident, created = f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
-                if body.get("stream"):
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.end_headers()
-                    pieces = [content[i:i + 40] for i in range(0, len(content), 40)] or [""]
-                    if fault == "cut_stream":  # half the chunks, then the connection drops: no finish, no [DONE]
-                        pieces = pieces[: max(1, len(pieces) // 2)]
-                    for piece in pieces:
-                        chunk = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
-                                 "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
-                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    if fault == "cut_stream":
-                        self.close_connection = True
-                        return
-                    last = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
-                            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                    self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
-                    if (body.get("stream_options") or {}).get("include_usage"):
-                        tail = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
-                                "choices": [], "usage": usage}
-                        self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
-                    self.wfile.write(b"data: [DONE]\n\n")
-                    return
-                self._send(200, {
-                    "id": ident, "object": "chat.completion", "created": created, "model": body["model"],
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                    "usage": usage,
-                }, cut=fault == "cut_stream")
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -287,3 +156,138 @@ def lying_responder(role: str, messages: list[dict[str, Any]]) -> str:
         return json.dumps({"status": "verified", "confidence": 0.99, "required_revisions": [],
                            "reasoning": "every claim is fully supported"})
     return faithful_responder(role, messages)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """The HTTP side of one ``OpenAICompatibleServer`` (``fake``: set per server by a subclass)."""
+
+    fake: OpenAICompatibleServer
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _send(self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None,
+              cut: bool = False) -> None:
+        """Send ``body`` as JSON; ``cut``: announce all of it, send half, drop the connection."""
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2] if cut else data)
+        if cut:
+            self.close_connection = True
+
+    def _drip(self, body: dict[str, Any]) -> None:
+        """Send a 200 with ``body`` one byte every ``drip_s``, status line and headers included, until it is
+        sent, the client hangs up or the server closes."""
+        data = json.dumps(body).encode()
+        raw = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+               .encode() + data)
+        record = {"started": time.monotonic(), "ended": 0.0, "sent": 0}
+        with self.fake._lock:
+            self.fake.dripping += 1
+            self.fake.drips.append(record)
+        self.close_connection = True
+        try:
+            for i in range(len(raw)):
+                if self.fake._closing.wait(self.fake.drip_s):
+                    break
+                self.wfile.write(raw[i:i + 1])
+                self.wfile.flush()
+                record["sent"] += 1
+        except OSError:  # the client hung up: a broken pipe or a reset
+            pass
+        finally:
+            record["ended"] = time.monotonic()
+            with self.fake._lock:
+                self.fake.dripping -= 1
+
+    def _error(self, status: int, message: str, code: str) -> None:
+        self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}})
+
+    def _authorized(self) -> bool:
+        if self.fake.api_key is None:
+            return True
+        if self.headers.get("Authorization") == f"Bearer {self.fake.api_key}":
+            return True
+        given = self.headers.get("Authorization") or ""
+        echoed = f": {given} (key {given.removeprefix('Bearer ')})" if self.fake.echo_key else ""
+        self._error(401, f"Incorrect API key provided{echoed}.", "invalid_api_key")
+        return False
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        if self.path != f"{self.fake.prefix}/models":
+            return self._error(404, f"no route {self.path}", "not_found")
+        if self._authorized():
+            self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in self.fake.models]})
+
+    def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
+        if self.path != f"{self.fake.prefix}/chat/completions":
+            return self._error(404, f"no route {self.path}", "not_found")
+        if not self._authorized():
+            return
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        self.fake.requests.append(body)
+        if body.get("model") not in self.fake.models:
+            return self._error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
+        if body.get("response_format") and not self.fake.json_mode:
+            return self._error(400, "response_format is not supported by this server", "unsupported_parameter")
+        messages = body.get("messages", [])
+        role = role_of(messages)
+        fault = self.fake.fault_for(role)
+        if fault == "timeout":  # hang past the client's timeout, then drop the connection
+            self.fake._closing.wait(self.fake.hang_s)
+            self.close_connection = True
+            return
+        if fault == "rate_limit":
+            return self._send(429, {"error": {"message": "Rate limit reached for requests", "type": "requests",
+                                              "code": "rate_limit_exceeded"}},
+                              headers={"Retry-After": str(self.fake.retry_after)})
+        if fault == "server_error":
+            return self._send(500, {"error": {"message": "The server had an error while processing your request.",
+                                              "type": "server_error", "code": None}})
+        content = self.fake.responder(role, messages)
+        if fault == "drip":
+            return self._drip({"id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion",
+                               "created": int(time.time()), "model": body["model"],
+                               "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                            "finish_reason": "stop"}]})
+        if fault == "malformed_json":
+            content = content[: len(content) // 2]  # the model stopped half-way through its object
+        elif fault == "empty_reply":
+            content = ""
+        prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(content) // 4 + 1,
+                 "total_tokens": prompt_tokens + len(content) // 4 + 1}
+        ident, created = f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
+        if body.get("stream"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            pieces = [content[i:i + 40] for i in range(0, len(content), 40)] or [""]
+            if fault == "cut_stream":  # half the chunks, then the connection drops: no finish, no [DONE]
+                pieces = pieces[: max(1, len(pieces) // 2)]
+            for piece in pieces:
+                chunk = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
+                         "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            if fault == "cut_stream":
+                self.close_connection = True
+                return
+            last = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            self.wfile.write(f"data: {json.dumps(last)}\n\n".encode())
+            if (body.get("stream_options") or {}).get("include_usage"):
+                tail = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
+                        "choices": [], "usage": usage}
+                self.wfile.write(f"data: {json.dumps(tail)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+            return
+        self._send(200, {
+            "id": ident, "object": "chat.completion", "created": created, "model": body["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": usage,
+        }, cut=fault == "cut_stream")
