@@ -242,18 +242,31 @@ def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int
             else:
                 storm = {"skipped": "connections cannot come from 127.16.0.0/12 here (Linux routes all of 127/8)"}
         finally:
-            with store.write_lock():  # the guessers' address and pair records (the name's goes with the server):
-                # every key holding a storm address (127.16.0.0/12), whatever the throttle's key format around it
-                store.database["login_failures"].delete_many({"_id": {"$regex": STORM_KEYS}})
-            cut = list(store.runs.find({"user_id": server.name, "output.metadata.time_limit": {"$exists": True}},
-                                       {"output.status": 1}))
-            cut += list(store.runs.find({"user_id": server.name, "output.verification.time_limit": {"$exists": True}},
-                                        {"output.status": 1}))
-            stored = store.runs.count_documents({"user_id": server.name})
-            for run in list(store.runs.find({"user_id": second}, {"kind": 1, "user_id": 1, "history_bucket": 1})):
-                history.delete_run(store, run)
-            with store.write_lock():
-                store.database["users"].delete_one({"_id": second})
+            cut, stored = _clean_up(store, server.name, second)
+    return _summary(heavy, asks, storm, cut, stored, deadline, maps, duration)
+
+
+def _clean_up(store: Any, heavy_user: str, second: str) -> tuple[list[dict[str, Any]], int]:
+    """Remove what the run left in the store (the guessers' records, the second user and its runs); return the heavy
+    user's runs cut off by the time limit and how many runs it stored."""
+    with store.write_lock():  # the guessers' address and pair records (the name's goes with the server):
+        # every key holding a storm address (127.16.0.0/12), whatever the throttle's key format around it
+        store.database["login_failures"].delete_many({"_id": {"$regex": STORM_KEYS}})
+    cut = list(store.runs.find({"user_id": heavy_user, "output.metadata.time_limit": {"$exists": True}},
+                               {"output.status": 1}))
+    cut += list(store.runs.find({"user_id": heavy_user, "output.verification.time_limit": {"$exists": True}},
+                                {"output.status": 1}))
+    stored = store.runs.count_documents({"user_id": heavy_user})
+    for run in list(store.runs.find({"user_id": second}, {"kind": 1, "user_id": 1, "history_bucket": 1})):
+        history.delete_run(store, run)
+    with store.write_lock():
+        store.database["users"].delete_one({"_id": second})
+    return cut, stored
+
+
+def _summary(heavy: Heavy, asks: list[tuple[float, int]], storm: dict[str, Any], cut: list[dict[str, Any]],
+             stored: int, deadline: float, maps: int, duration: float) -> dict[str, Any]:
+    """The figures of one abuse run."""
     served = [r for r in heavy.requests if r["status"] == 200]
     latencies = [s * 1000 for s, status in asks if status == 200]
     cut_reported = sum(1 for r in served if r["stopped"])
