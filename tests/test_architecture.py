@@ -163,6 +163,13 @@ def test_modules_stay_readable_in_one_sitting():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 60
     ]
     assert not long_functions, long_functions
+    too_long = [
+        f"{path.relative_to(REPO)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in [*PACKAGE.rglob("*.py"), *LAB.rglob("*.py")]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80
+    ]
+    assert not too_long, too_long  # outside verify/ (60 there): no function over 80 lines, product or lab
 
 
 _CONFIG_READ = re.compile(r"""config(?:\[|\.get\()\s*["']HISTORIAN_""")

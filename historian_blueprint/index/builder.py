@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,73 +18,12 @@ import numpy as np
 from historian_blueprint.index import generation as gen
 from historian_blueprint.index.bm25 import BM25Index, tokenize
 from historian_blueprint.index.chunking import chunk_document
+from historian_blueprint.index.encoding import EmbeddingCheckpoint, encode_chunks
 from historian_blueprint.settings import IndexSettings
 from historian_blueprint.store import Document, Store
 
 Progress = Callable[[str, int, int], None]
-CHECKPOINT_DIR = "checkpoint"
 log = logging.getLogger(__name__)
-
-
-def model_fingerprint(embedder: Any) -> str:
-    """Which model made a vector: its name and dimension, and, for a model folder, the folder's resolved
-    path and every file's size and modification time (two models in folders of the same name differ)."""
-    parts = [str(embedder.name), str(embedder.dimension)]
-    path = getattr(embedder, "path", None)
-    if path and Path(path).is_dir():
-        root = Path(path).resolve()
-        parts.append(str(root))
-        for file in sorted(f for f in root.rglob("*") if f.is_file()):
-            stat = file.stat()
-            parts.append(f"{file.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-class EmbeddingCheckpoint:
-    """Vectors a build has paid for, kept on disk until its generation is written.
-
-    A build that dies mid-embedding (killed, out of memory, power cut) leaves them, and the next build
-    encodes only the rest. Vectors are keyed by the model (model_fingerprint) and the exact text embedded,
-    so a changed document, header or model never reuses a stale one. Each block is written to a temporary file and
-    renamed, so a part on disk is always whole.
-    """
-
-    def __init__(self, index_dir: Path, embedder: Any) -> None:
-        self.root = index_dir / CHECKPOINT_DIR
-        self.dir = self.root / model_fingerprint(embedder)[:24]
-        self.dimension = embedder.dimension
-
-    @staticmethod
-    def key(text: str) -> bytes:
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-
-    def load(self) -> dict[bytes, np.ndarray]:
-        found: dict[bytes, np.ndarray] = {}
-        if not self.dir.exists():
-            return found
-        for part in sorted(self.dir.glob("part-*.npz")):
-            try:
-                with np.load(part) as data:
-                    keys, vectors = data["keys"], data["vectors"]
-            except Exception:  # a part that cannot be read is only lost work
-                continue
-            if vectors.ndim != 2 or vectors.shape[1] != self.dimension or keys.shape != (len(vectors), 32):
-                continue
-            found.update(zip((k.tobytes() for k in keys), vectors))
-        return found
-
-    def save(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        if not keys:
-            return
-        self.dir.mkdir(parents=True, exist_ok=True)
-        name = f"part-{time.time_ns():020d}-{os.getpid()}"
-        tmp = self.dir / f"{name}.tmp.npz"
-        digests = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)  # not "S32": it drops trailing NULs
-        np.savez(tmp, keys=digests, vectors=np.asarray(vectors, np.float32))
-        os.replace(tmp, self.dir / f"{name}.npz")
-
-    def clear(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 @dataclass
@@ -160,6 +98,125 @@ def reindex(
     progress = progress or (lambda phase, done, total: None)
     t0 = time.perf_counter()
     index_dir.mkdir(parents=True, exist_ok=True)
+    current, old_dir, old_ok, old_manifest, old_docs = _previous(store, index_dir, embedder, full)
+    if only is not None and not old_docs:  # nothing to keep the other documents from: build them all, rather than
+        only = None                         # publish a generation of the retried documents alone
+    if full:
+        old_docs = {}
+
+    # 1. scan: which documents are new, changed, unchanged or gone
+    docs, hashes, errors = _scan(store, settings, embedder, progress)
+    t_scan = time.perf_counter()
+
+    keep, embed = _plan(docs, hashes, old_docs, only)
+    new_ids = [s for s in embed if s not in old_docs]
+    deleted = [s for s in old_docs if s not in docs]
+    counts = {
+        "documents": len(docs) + len(errors), "new": len(new_ids), "changed": len(embed) - len(new_ids),
+        "unchanged": len(keep), "deleted": len(deleted), "failed": len(errors),
+    }
+    if not full and not embed and not deleted and old_manifest is not None:
+        EmbeddingCheckpoint(index_dir, embedder).clear()  # nothing left to resume
+        counts["chunks"] = old_manifest["counts"]["chunks"]
+        return ReindexResult(current["generation"], noop=True, counts=counts, errors=errors,
+                             timings={"scan_s": t_scan - t0, "total_s": time.perf_counter() - t0})
+
+    # 2. chunk and embed what is new or changed; reuse rows and vectors of the rest
+    pieces = _kept(keep, old_docs, old_dir)
+    pending = _chunked(embed, docs, settings, errors)
+    t_chunk = time.perf_counter()
+    if current is None and pending:  # a first build serves by words while its vectors are made (no one waits for them)
+        words_only = {**pieces, **{source_id: (rows, None) for source_id, rows in pending}}
+        publish(store, index_dir, None, settings, embedder, docs, hashes, words_only, dict(counts, embedded_chunks=0))
+        current = gen.current_generation(store)
+
+    checkpoint = EmbeddingCheckpoint(index_dir, embedder)
+    texts_of = {source_id: _embedded_texts(docs[source_id], rows, settings) for source_id, rows in pending}
+    sizes = {source_id: [len(text) for text in rows.texts] for source_id, rows in pending}
+    encoded = encode_chunks(texts_of, sizes, embedder, settings.batch_size, checkpoint, progress)
+    for source_id, rows in pending:
+        if source_id in encoded.broken:
+            errors.append({"source_id": source_id, "error": encoded.broken[source_id]})
+        else:
+            pieces[source_id] = (rows, encoded.vectors[source_id])
+    t_embed = time.perf_counter()
+
+    # 3. assemble in document order, build the indexes, write the generation beside the old one
+    progress("write", 0, 1)
+    counts["embedded_chunks"] = encoded.embedded
+    counts["resumed_chunks"] = encoded.resumed
+    counts["failed"] = len(errors)
+    number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
+                             previous_ok=old_ok)
+    counts["chunks"] = chunks
+    checkpoint.clear()  # the generation holds every vector now
+    progress("write", 1, 1)
+    t_end = time.perf_counter()
+    timings = {
+        "scan_s": t_scan - t0, "chunk_s": t_chunk - t_scan, "embed_s": t_embed - t_chunk,
+        "encode_s": encoded.encode_s, "write_s": t_end - t_embed, "total_s": t_end - t0,
+    }
+    return ReindexResult(number, counts=counts, errors=errors, timings=timings)
+
+
+def _embedded_texts(doc: Document, rows: gen.ChunkRows, settings: IndexSettings) -> list[str]:
+    """What is embedded of a document's chunks: each with the document's context header when the setting asks."""
+    if not settings.context_header:
+        return rows.texts
+    header = context_header(doc_info(doc, ""))
+    return [indexed_text(header, t) for t in rows.texts]
+
+
+def _plan(docs: dict[str, Document], hashes: dict[str, str], old_docs: dict[str, dict[str, Any]],
+          only: set[str] | None) -> tuple[list[str], list[str]]:
+    """Which documents keep the serving generation's chunks and vectors, and which are (re-)embedded."""
+    keep, embed = [], []
+    for source_id in docs:
+        old = old_docs.get(source_id)
+        if old is not None and (old["hash"] == hashes[source_id] or (only is not None and source_id not in only)):
+            keep.append(source_id)
+        elif only is None or source_id in only:
+            embed.append(source_id)
+    return keep, embed
+
+
+def _kept(keep: list[str], old_docs: dict[str, dict[str, Any]], old_dir: Path | None
+          ) -> dict[str, tuple[gen.ChunkRows, np.ndarray]]:
+    """The kept documents' rows and vectors, read from the serving generation."""
+    old_rows = gen.read_rows(old_dir) if keep else gen.ChunkRows.empty()
+    old_vectors = gen.read_vectors(old_dir) if keep else None
+    pieces: dict[str, tuple[gen.ChunkRows, np.ndarray]] = {}
+    for source_id in keep:
+        start, end = old_docs[source_id]["rows"]
+        rows = gen.ChunkRows.empty()
+        rows.extend(old_rows, start, end)
+        pieces[source_id] = (rows, np.asarray(old_vectors[start:end]))
+    return pieces
+
+
+def _chunked(embed: list[str], docs: dict[str, Document], settings: IndexSettings, errors: list[dict[str, str]]
+             ) -> list[tuple[str, gen.ChunkRows]]:
+    """The chunks of each document to embed; one that cannot be chunked is added to ``errors``."""
+    pending: list[tuple[str, gen.ChunkRows]] = []
+    for source_id in embed:
+        doc = docs[source_id]
+        try:
+            chunks = chunk_document(source_id, doc.text, settings.chunk_size, settings.chunk_overlap, doc.pages)
+        except Exception as exc:  # a document that cannot be chunked is reported, the rest go on
+            errors.append({"source_id": source_id, "error": f"chunking failed: {exc}"})
+            continue
+        rows = gen.ChunkRows(
+            [c.source_id for c in chunks], [c.ordinal for c in chunks], [c.start for c in chunks],
+            [c.end for c in chunks], [c.locator for c in chunks], [c.text for c in chunks],
+        )
+        pending.append((source_id, rows))
+    return pending
+
+
+def _previous(store: Store, index_dir: Path, embedder: Any, full: bool
+              ) -> tuple[dict[str, Any] | None, Path | None, bool, dict[str, Any] | None, dict[str, dict[str, Any]]]:
+    """The serving generation and what a build may take over from it: (its record, its folder, whether it is whole,
+    its manifest and its documents when an incremental build can reuse them)."""
     current = gen.current_generation(store)
     old_dir = gen.generation_dir(index_dir, current["generation"]) if current else None
     old_docs: dict[str, dict[str, Any]] = {}
@@ -181,12 +238,12 @@ def reindex(
             log.warning("Historian: generation %s cannot be read (%s): building a whole new one", current["generation"],
                         type(exc).__name__)
             old_manifest, old_docs, old_ok = None, {}, False
-    if only is not None and not old_docs:  # nothing to keep the other documents from: build them all, rather than
-        only = None                         # publish a generation of the retried documents alone
-    if full:
-        old_docs = {}
+    return current, old_dir, old_ok, old_manifest, old_docs
 
-    # 1. scan: which documents are new, changed, unchanged or gone
+
+def _scan(store: Store, settings: IndexSettings, embedder: Any, progress: Progress
+          ) -> tuple[dict[str, Document], dict[str, str], list[dict[str, str]]]:
+    """Every document of the collection read once: the readable ones with their hashes, the others as errors."""
     errors: list[dict[str, str]] = []
     docs: dict[str, Document] = {}
     hashes: dict[str, str] = {}
@@ -203,135 +260,7 @@ def reindex(
         if n % 500 == 0:
             progress("scan", n, total)
     progress("scan", total, total)
-    t_scan = time.perf_counter()
-
-    keep, embed = [], []
-    for source_id in docs:
-        old = old_docs.get(source_id)
-        if old is not None and (old["hash"] == hashes[source_id] or (only is not None and source_id not in only)):
-            keep.append(source_id)
-        elif only is None or source_id in only:
-            embed.append(source_id)
-    new_ids = [s for s in embed if s not in old_docs]
-    deleted = [s for s in old_docs if s not in docs]
-    counts = {
-        "documents": len(docs) + len(errors), "new": len(new_ids), "changed": len(embed) - len(new_ids),
-        "unchanged": len(keep), "deleted": len(deleted), "failed": len(errors),
-    }
-    if not full and not embed and not deleted and old_manifest is not None:
-        EmbeddingCheckpoint(index_dir, embedder).clear()  # nothing left to resume
-        counts["chunks"] = old_manifest["counts"]["chunks"]
-        return ReindexResult(current["generation"], noop=True, counts=counts, errors=errors,
-                             timings={"scan_s": t_scan - t0, "total_s": time.perf_counter() - t0})
-
-    # 2. chunk and embed what is new or changed; reuse rows and vectors of the rest
-    old_rows = gen.read_rows(old_dir) if keep else gen.ChunkRows.empty()
-    old_vectors = gen.read_vectors(old_dir) if keep else None
-    pieces: dict[str, tuple[gen.ChunkRows, np.ndarray]] = {}
-    for source_id in keep:
-        start, end = old_docs[source_id]["rows"]
-        rows = gen.ChunkRows.empty()
-        rows.extend(old_rows, start, end)
-        pieces[source_id] = (rows, np.asarray(old_vectors[start:end]))
-
-    pending: list[tuple[str, gen.ChunkRows]] = []
-    for source_id in embed:
-        doc = docs[source_id]
-        try:
-            chunks = chunk_document(source_id, doc.text, settings.chunk_size, settings.chunk_overlap, doc.pages)
-        except Exception as exc:  # a document that cannot be chunked is reported, the rest go on
-            errors.append({"source_id": source_id, "error": f"chunking failed: {exc}"})
-            continue
-        rows = gen.ChunkRows(
-            [c.source_id for c in chunks], [c.ordinal for c in chunks], [c.start for c in chunks],
-            [c.end for c in chunks], [c.locator for c in chunks], [c.text for c in chunks],
-        )
-        pending.append((source_id, rows))
-    t_chunk = time.perf_counter()
-    if current is None and pending:  # a first build serves by words while its vectors are made (no one waits for them)
-        words_only = {**pieces, **{source_id: (rows, None) for source_id, rows in pending}}
-        publish(store, index_dir, None, settings, embedder, docs, hashes, words_only, dict(counts, embedded_chunks=0))
-        current = gen.current_generation(store)
-
-    # Encode all pending chunks sorted by length (least padding), in steps that report progress.
-    flat = [(source_id, i, len(text)) for source_id, rows in pending for i, text in enumerate(rows.texts)]
-    order = sorted(range(len(flat)), key=lambda k: flat[k][2])
-    def embedded_texts(source_id: str, rows: gen.ChunkRows) -> list[str]:
-        if not settings.context_header:
-            return rows.texts
-        header = context_header(doc_info(docs[source_id], ""))
-        return [indexed_text(header, t) for t in rows.texts]
-
-    texts_of = {source_id: embedded_texts(source_id, rows) for source_id, rows in pending}
-    vectors_of = {source_id: np.zeros((len(rows), embedder.dimension), np.float32) for source_id, rows in pending}
-    # what an interrupted build already embedded is taken from its checkpoint, not encoded again
-    checkpoint = EmbeddingCheckpoint(index_dir, embedder)
-    saved = checkpoint.load()
-    resumed = 0
-    if saved:
-        remaining = []
-        for k in order:
-            sid, i, _ = flat[k]
-            vector = saved.get(checkpoint.key(texts_of[sid][i]))
-            if vector is None:
-                remaining.append(k)
-            else:
-                vectors_of[sid][i] = vector
-                resumed += 1
-        order = remaining
-        del saved
-    broken: dict[str, str] = {}
-    to_embed, embedded, encode_s = len(flat), 0, 0.0
-    step = max(settings.batch_size * 16, 16)
-    progress("embed", resumed, to_embed)
-    for first in range(0, len(order), step):
-        block = [flat[k] for k in order[first:first + step]]
-        texts = [texts_of[sid][i] for sid, i, _ in block]
-        e0 = time.perf_counter()
-        try:
-            vectors = embedder.encode(texts, batch_size=settings.batch_size)
-        except Exception:
-            vectors = None
-        if vectors is None:  # find the chunks that fail; their documents are reported, the rest go on
-            vectors = np.zeros((len(block), embedder.dimension), np.float32)
-            for j, (sid, i, _) in enumerate(block):
-                try:
-                    vectors[j] = embedder.encode([texts_of[sid][i]], batch_size=1)[0]
-                except Exception as exc:
-                    broken.setdefault(sid, f"embedding failed: {exc}")
-        encode_s += time.perf_counter() - e0
-        for j, (sid, i, _) in enumerate(block):
-            vectors_of[sid][i] = vectors[j]
-        good = [j for j, (sid, _, _) in enumerate(block) if sid not in broken]
-        try:
-            checkpoint.save([checkpoint.key(texts[j]) for j in good], vectors[good])
-        except OSError:  # a full disk costs resumability, not the build
-            pass
-        embedded += len(block)
-        progress("embed", resumed + embedded, to_embed)
-    for source_id, rows in pending:
-        if source_id in broken:
-            errors.append({"source_id": source_id, "error": broken[source_id]})
-        else:
-            pieces[source_id] = (rows, vectors_of[source_id])
-    t_embed = time.perf_counter()
-
-    # 3. assemble in document order, build the indexes, write the generation beside the old one
-    progress("write", 0, 1)
-    counts["embedded_chunks"] = embedded
-    counts["resumed_chunks"] = resumed
-    counts["failed"] = len(errors)
-    number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
-                             previous_ok=old_ok)
-    counts["chunks"] = chunks
-    checkpoint.clear()  # the generation holds every vector now
-    progress("write", 1, 1)
-    t_end = time.perf_counter()
-    timings = {
-        "scan_s": t_scan - t0, "chunk_s": t_chunk - t_scan, "embed_s": t_embed - t_chunk,
-        "encode_s": encode_s, "write_s": t_end - t_embed, "total_s": t_end - t0,
-    }
-    return ReindexResult(number, counts=counts, errors=errors, timings=timings)
+    return docs, hashes, errors
 
 
 def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
