@@ -25,8 +25,8 @@ from historian_blueprint.settings import LLMSettings
 from historian_blueprint.verify.service import check_draft
 
 # The graph (langgraph) and the doctor (openai) are imported by the commands that use them: an app that registers
-# Historian does not pay for them at start-up. The benchmarks, the eval harness and the fitting are the lab's
-# (historian_lab), added as a plugin.
+# Historian does not pay for them at start-up (tests/test_architecture.py). The benchmarks, the eval harness and the
+# fitting are the lab's (historian_lab), a plugin loaded only when the command line is used.
 log = logging.getLogger("historian")
 
 
@@ -88,20 +88,41 @@ def _export_format(name: str, kind: str) -> formats.Format:
 
 
 # Packages that add commands to ``historian`` declare a function of the group under this entry-point group (the
-# repository's lab adds ``bench``, ``eval`` and ``train-checker``: pyproject.toml); Historian imports none of them.
+# repository's lab adds ``bench``, ``eval`` and ``train-checker``: pyproject.toml). They are loaded when the command
+# line is used, never when an app registers Historian: a web process imports none of them.
 COMMAND_PLUGINS = "historian.commands"
 
 
-def _register_plugins(group: AppGroup) -> None:
-    """Let each installed plugin add its commands; one that cannot be loaded is skipped with a warning (an install
-    without the lab still has every command of its own)."""
-    from importlib.metadata import entry_points
+class HistorianGroup(AppGroup):
+    """The ``historian`` group: Historian's commands, and the plugins' once the command line asks for them."""
 
-    for plugin in entry_points(group=COMMAND_PLUGINS):
-        try:
-            plugin.load()(group)
-        except ImportError as exc:
-            log.warning("historian: the commands of %s are not available (%s)", plugin.value, exc)
+    _plugins_loaded = False
+
+    def _load_plugins(self) -> None:
+        """Let each installed plugin add its commands. A plugin whose own package is not installed (a wheel without
+        the lab) is skipped quietly; any other failure is logged with its traceback and the others still load."""
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        for plugin in entry_points(group=COMMAND_PLUGINS):
+            package = plugin.value.split(":")[0].split(".")[0]
+            try:
+                plugin.load()(self)
+            except ModuleNotFoundError as exc:
+                if exc.name != package:
+                    log.exception("historian: the commands of %s failed to load", plugin.value)
+            except Exception:  # noqa: BLE001 - a broken plugin never takes Historian's own commands down
+                log.exception("historian: the commands of %s failed to load", plugin.value)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugins()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load_plugins()
+        return super().get_command(ctx, cmd_name)
 
 
 @click.command("migrate")
@@ -172,8 +193,6 @@ def export_chunks_command() -> None:
 @with_appcontext
 @click.option("--every", type=click.FloatRange(min=5), default=None, metavar="SECONDS",
               help="Keep the index in step: sync again every SECONDS until stopped (Ctrl-C).")
-
-
 def sync_command(every: float | None) -> None:
     """Keep the index in step with the collection: index new and changed documents, drop deleted ones
     (incremental: the others keep their vectors), then any build a write asked for meanwhile."""
@@ -202,8 +221,6 @@ def sync_command(every: float | None) -> None:
 @click.option("--quiet", is_flag=True, help="Do not print progress.")
 @click.option("--profile", type=click.Choice(cfg.PROFILES), default=None,
               help="Retrieval depth and revision attempts for this run (default: the configured profile).")
-
-
 @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
 def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
     """Ask a question: a cited answer, verified; prints it in one of the answers' export formats."""
@@ -298,10 +315,9 @@ COMMANDS = (migrate_command, load_corpus_command, config_command, reindex_comman
 
 
 def build_cli() -> AppGroup:
-    """Return a fresh ``historian`` command group (one per app, so hosts can add their own): Historian's commands and
-    those of the installed plugins."""
-    group = AppGroup("historian", help="Historian: verified research assistant.")
+    """Return a fresh ``historian`` command group (one per app, so hosts can add their own): Historian's commands,
+    and the installed plugins' when the command line lists or runs one."""
+    group = HistorianGroup("historian", help="Historian: verified research assistant.")
     for command in COMMANDS:
         group.add_command(command)
-    _register_plugins(group)
     return group

@@ -163,8 +163,6 @@ def bench_drafts(sentences, workdir, detail, as_json) -> None:
 @uses("workdir")
 @click.option("--role", "roles", multiple=True, default=("composer", "judge"), show_default=True,
               help="A role to fail (repeat): composer, challenger, interrogator, counter_arguer, judge.")
-
-
 @json_option
 def bench_faults(workdir, roles, as_json) -> None:
     """The LLM engine under fault over HTTP (timeout, 429, 500, broken or empty reply, cut response, a judge
@@ -188,18 +186,12 @@ def bench_faults(workdir, roles, as_json) -> None:
 @click.option("--duration", type=click.FloatRange(1, 3600), default=60, show_default=True, help="Seconds of load.")
 @click.option("--warm", type=click.IntRange(1, 100), default=8, show_default=True,
               help="Asks of one user first, to read the server's CPU time per ask.")
-
-
 @click.option("--reindex", is_flag=True, help="Run a full reindex in this process a quarter of the way in.")
 @click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
               show_default="as `historian serve`: on Linux cores + 1, at most 4",
               help="Serve the demo with this many worker processes (`historian serve --workers N`).")
-
-
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Threads per worker when --workers is more than 1.")
-
-
 @json_option
 def bench_load(url, credentials, users, duration, warm, reindex, workers, threads, as_json) -> None:
     """Concurrent asks over HTTP: throughput, p50/p95, errors; with --reindex, queries failed during it."""
@@ -235,24 +227,14 @@ def bench_load(url, credentials, users, duration, warm, reindex, workers, thread
 @bench.command("abuse")
 @click.option("--deadline", type=click.FloatRange(1, 600), default=10, show_default=True,
               help="HISTORIAN_LIMITS_TIMEOUT_S of the served demo.")
-
-
 @click.option("--maps", type=click.IntRange(1, 50), default=10, show_default=True,
               help="Maps the heavy user starts in parallel.")
-
-
 @click.option("--duration", type=click.FloatRange(5, 600), default=40, show_default=True,
               help="Seconds the heavy user keeps pressing and the second user keeps asking.")
-
-
 @click.option("--workers", type=click.IntRange(1, 32), default=default_workers,
               show_default="as `historian serve`", help="Worker processes of the served demo.")
-
-
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Threads per worker when --workers is more than 1.")
-
-
 @json_option
 def bench_abuse(deadline, maps, duration, workers, threads, as_json) -> None:
     """One user's longest drafts and parallel maps while a second user asks (served on 127.0.0.1): the
@@ -284,12 +266,8 @@ def _storm_failed(storm: dict | None) -> bool:
 @bench.command("first-answer")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(10, 7200), default=1800, show_default=True,
               help="Give up after this many seconds.")
-
-
 @click.option("--home", type=click.Path(file_okay=False), default=None,
               help="An empty folder for the demo home (default: a new temporary folder, kept for inspection).")
-
-
 @json_option
 def bench_first_answer(timeout_s, home, as_json) -> None:
     """From `historian serve` on an empty demo home to the first answered question; failed requests while the

@@ -15,13 +15,9 @@ from flask.cli import with_appcontext
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.option("--data", type=click.Path(file_okay=False, exists=True), default=None,
               help="With no PATHS: the shared data folder whose eval/ files are all run (default: ../shared/data).")
-
-
 @click.option("--limit", type=int, default=None, help="Only the first N items of each file.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
               help="Write the JSON and a reliability-diagram PNG (of each check half) into this folder.")
-
-
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, report_dir: str | None, as_json: bool) -> None:
     """Verify labeled claims: fit and check halves, the lexical baseline fitted on the fit half, and (with
@@ -65,13 +61,9 @@ def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, re
 @with_appcontext
 @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
               help="The shared data folder whose eval/ fit halves set the combination and the cuts (default: ../shared/data).")
-
-
 @click.option("--stage", type=click.Choice(["all", "fit", "reader"]), default="all", show_default=True,
               help="fit: the support combination (verify/model/combiner.json); reader: the reader's two cuts "
                    "(verify/reader_model/thresholds.json); all: both.")
-
-
 def train_checker_command(eval_data, stage) -> None:
     """Fit the verifier's support combination and the reader's cuts on the labeled files' fit halves (the reader
     model itself is trained in the lab: lab/reader/README.md)."""

@@ -137,13 +137,33 @@ def test_nothing_of_the_lab_is_imported_by_the_product():
     assert not any((PACKAGE / old).exists() for old in ("bench", "evaluation", "checker", "cli_bench.py"))
 
 
-def test_the_lab_commands_join_historian_as_a_plugin():
+def test_the_lab_commands_join_historian_as_a_plugin_when_the_command_line_asks():
+    import click
+
     from importlib.metadata import entry_points
 
     from historian_blueprint.cli import COMMAND_PLUGINS, build_cli
 
     assert [p.value for p in entry_points(group=COMMAND_PLUGINS)] == ["historian_lab.cli:register"]
-    assert {"bench", "eval", "train-checker"} <= set(build_cli().commands)
+    group = build_cli()
+    assert "bench" not in group.commands  # not loaded by building the group (an app registering Historian)
+    listed = group.list_commands(click.Context(group))
+    assert {"bench", "eval", "train-checker", "ask", "reindex"} <= set(listed)
+
+
+def test_registering_historian_loads_neither_the_graph_engine_nor_the_lab(tmp_path):
+    """A host app (and each of its web workers) that registers Historian pays for neither langgraph nor the lab at
+    start-up: the graphs are imported on first use, the lab's commands when the command line asks for them."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from flask import Flask; from historian_blueprint import Historian; "
+            f"app = Flask('host', instance_path={str(tmp_path)!r}); "
+            "app.config.update(SECRET_KEY='t', HISTORIAN_LOGIN_REQUIRED=False); Historian(app); "
+            "print(sorted(m for m in ('langgraph', 'historian_lab') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
 
 
 def test_the_checker_sees_imports_inside_functions(tmp_path):

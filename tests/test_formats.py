@@ -61,3 +61,10 @@ def test_the_page_and_the_cli_write_one_markdown_and_unknown_formats_are_named(a
 def make_plain_app_from(app):  # noqa: F811 - the fixture's app
     """A second app on the same home (same store and index), CSRF off for the form posts."""
     return make_plain_app(Path(app.instance_path).parent, WTF_CSRF_ENABLED=False)
+
+
+def test_the_answer_page_groups_its_reference_formats(app):  # noqa: F811 - app
+    client = make_plain_app_from(app).test_client()
+    page = client.get(f"/historian/runs/{_ask(client)}").get_data(as_text=True)
+    assert page.count("references:") == 1 and page.index("references:") < page.index('data-testid="export-bib"')
+    assert page.index('data-testid="export-json"') < page.index("references:")

@@ -167,7 +167,7 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
 
 
 def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
-    """``checker.fit.fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's cap (the rules' own
+    """``historian_lab.fitting.fit.fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's cap (the rules' own
     false "supported" count against it), p(contradicts) may not contradict a true claim."""
     from types import SimpleNamespace as Row
 

@@ -187,3 +187,22 @@ def test_a_reason_names_the_claims_words_as_written_never_a_stem(docs):
             named += 1
             assert all(part.lower() in said for part in re.findall(r"[\w'’]+", word)), (item["id"], word, result.reason)
     assert named >= 20  # the test reads reasons that name words, not none
+
+
+@pytest.mark.parametrize("claim, stem, shown", [
+    ("The U.S. Senate rejected the treaty.", "usa", "U.S."),
+    ("The United States entered the war.", "usa", "United States"),
+    ("The U.K. agreed.", "uk", "U.K."),
+    ("Twenty-five ships sailed.", "25", "Twenty-five"),
+    ("In the 1960's it grew.", "1960", "1960's"),
+    ("O’Brien’s mill closed.", "brien", "O’Brien’s"),
+    ("Elvis Presley (January 8, 1935 – August 16, 1977) sang.", "birth", "(January 8, 1935 – August 16, 1977)"),
+    ("The mill employed 1,200 men.", "200", "1,200"),
+    ("Free speech was the first of the freedoms he named.", "nam", "named"),
+])
+def test_a_word_is_shown_as_the_claim_writes_it(claim, stem, shown):
+    from historian_blueprint.text.words import as_written, content_words
+
+    assert stem in content_words(claim), content_words(claim)
+    assert as_written([stem], claim) == [shown]
+    assert as_written([], "") == [] and as_written(["x"], "   ") == ["x"]  # nothing to find: shown as it is

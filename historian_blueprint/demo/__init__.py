@@ -287,8 +287,6 @@ def build_reader() -> Blueprint:
               help="Worker processes: more than 1 runs the app under gunicorn, the workers forked from a master that "
                    "loaded the models and the serving generation once (they share that memory); 1 serves with "
                    "Flask's own server in one process (one core's worth of Python).")
-
-
 @click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True, help="Threads per gunicorn worker.")
 def serve_command(port: int, workers: int, threads: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""

@@ -25,10 +25,10 @@ from historian_blueprint.mapping import adversary, credibility, entities, synthe
 from historian_blueprint.mapping.compare import Comparison, Embed, compare
 from historian_blueprint.mapping.nlp import Reading, Statement, name_key, read_passages
 from historian_blueprint.mapping.schema import MapOutput
+from historian_blueprint.text.questions import MAX_TOPIC_CHARS
 
 FACETS = ("{t}", "who was involved in {t}", "when did {t} happen", "where did {t} take place", "what caused {t}",
           "how many people were affected by {t}")
-MAX_TOPIC_CHARS = 300
 
 
 @dataclass

@@ -44,13 +44,15 @@ class Exported:
 
 @dataclass(frozen=True)
 class Format:
-    """One way out: ``name`` is the file's extension (``md``, ``csl.json``), ``label`` what the page's link says."""
+    """One way out: ``name`` is the file's extension (``md``, ``csl.json``), ``label`` what the page's link says,
+    ``group`` the words the page puts before the first link of its group ("references")."""
 
     name: str
     label: str
     mimetype: str
     kinds: tuple[str, ...]
     render: Callable[[Exported], str]
+    group: str = ""
 
 
 FORMATS: dict[str, Format] = {}
@@ -94,9 +96,10 @@ def _json(exported: Exported) -> str:
 
 register(Format("md", "Markdown", "text/markdown", KINDS, _markdown))
 register(Format("json", "JSON", "application/json", KINDS, _json))
-register(Format("bib", "BibTeX", "application/x-bibtex", ("answer",), lambda e: bibtex(e.references())))
-register(Format("ris", "RIS", "application/x-research-info-systems", ("answer",), lambda e: ris(e.references())))
+register(Format("bib", "BibTeX", "application/x-bibtex", ("answer",), lambda e: bibtex(e.references()), "references"))
+register(Format("ris", "RIS", "application/x-research-info-systems", ("answer",), lambda e: ris(e.references()),
+                "references"))
 register(Format("csl.json", "CSL-JSON", "application/vnd.citationstyles.csl+json", ("answer",),
-                lambda e: csl_json(e.references())))
+                lambda e: csl_json(e.references()), "references"))
 register(Format("chicago.txt", "Chicago", "text/plain", ("answer",),
-                lambda e: chicago(e.references(), e.output.get("citations") or [])))
+                lambda e: chicago(e.references(), e.output.get("citations") or []), "references"))

@@ -14,6 +14,10 @@ def tidy(raw: object) -> str:
     return _SPACES.sub(" ", CONTROL.sub("", str(raw or ""))).strip()
 
 
+# The longest topic a map takes (the pages cut what they show at it; the map refuses a longer one).
+MAX_TOPIC_CHARS = 300
+
+
 def clean_question(raw: object, limit: int, what: str = "the question") -> str:
     """The question tidied (``tidy``); ``ValueError`` naming what is wrong when it is empty or longer than ``limit``
     characters."""

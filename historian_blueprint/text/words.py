@@ -173,7 +173,8 @@ def _content_words(text: str) -> tuple[str, ...]:
 
 def _content_pairs(text: str) -> list[tuple[str, str]]:
     """(word as the text has it, lowercased; its content stem) for each content word of a text."""
-    out = [("born", "birth"), ("died", "die")] if "(" in text and _LIFESPAN.search(text) else []
+    lifespan = _LIFESPAN.search(text) if "(" in text else None
+    out = [(lifespan.group(), "birth"), (lifespan.group(), "die")] if lifespan else []
     text = _compound_numbers(text)
     if _DIGIT.search(text):
         text = _ORDINAL.sub(r"\1", text)  # "June 7th" is June 7
@@ -190,19 +191,50 @@ def _content_pairs(text: str) -> list[tuple[str, str]]:
     return out
 
 
+_ABBREVIATED = {"usa": r"U\.S\.(?:A\.)?", "uk": r"U\.K\."}  # what normalize() writes for them (text/normalize.py)
+_SPELLED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)?")
+
+
+def _where_written(said: str, text: str) -> str | None:
+    """Where ``text`` writes what its normal form calls ``said`` ("usa": "U.S." or "United States"; "25":
+    "twenty-five"; "1960s": "1960's"; "brien's": "O'Brien's"), as the text has it; None when it does not."""
+    flat = unicodedata.normalize("NFKC", text).translate(QUOTES)
+    same = len(flat) == len(text)  # offsets into the normal form are offsets into the text (curly quotes kept)
+    found = re.search(rf"(?<![\w']){re.escape(said)}(?!\w)", flat, re.I)
+    if found is None and said in _ABBREVIATED:
+        found = (PHRASES.search(flat) if said == PHRASE_FORM else None) or re.search(_ABBREVIATED[said], flat, re.I)
+    if found is None and said.isdigit():
+        found = next((m for m in _SPELLED.finditer(flat) if _compound_numbers(m.group()) == said
+                      or str(NUMBER_WORDS.get(m.group().lower(), "")) == said), None)
+    if found is None and _DECADE_WRITTEN.fullmatch(said):
+        found = re.search(rf"\b{said[:-1]}'?s\b", flat)
+    if found is None:
+        found = re.search(rf"(?<!\w)(?:[A-Za-z]')?{re.escape(said)}(?!\w)", flat, re.I)  # "O'" of "O'Brien's"
+    if found is None:
+        return None
+    start = found.start()
+    while start >= 2 and flat[start - 1] in ",." and flat[start - 2].isdigit():  # "1,200": words() split the figure
+        start -= 1
+        while start >= 1 and flat[start - 1].isdigit():
+            start -= 1
+    if start >= 2 and flat[start - 1] == "'" and flat[start - 2].isalpha() and (start < 3 or not flat[start - 3].isalnum()):
+        start -= 2  # the "O'" words() split off a name
+    return text[start:found.end()] if same else flat[start:found.end()]
+
+
+_DECADE_WRITTEN = re.compile(r"\d{3}0s")
+
+
 def as_written(stems: Iterable[str], text: str) -> list[str]:
     """Content stems shown as the text writes them ("nam" of "the freedoms he named" -> "named"; "wilson" ->
-    "Wilson"), in the text's order; a stem the text does not hold is shown as it is."""
+    "Wilson"; "usa" -> "U.S."), in the text's order, each once; a stem the text does not hold is shown as it is."""
     written: dict[str, str] = {}
     for said, stemmed in _content_pairs(text):
         if stemmed not in written:
-            original = unicodedata.normalize("NFKC", text).translate(QUOTES)
-            found = re.search(rf"(?<!\w){re.escape(said)}(?!\w)", original, re.I) or \
-                (PHRASES.search(original) if said == PHRASE_FORM else None)  # "usa" as written: "United States"
-            written[stemmed] = found.group() if found else said
+            written[stemmed] = _where_written(said, text) or said
     wanted = list(dict.fromkeys(stems))
     order = {s: i for i, s in enumerate(written)}
-    return [written.get(s, s) for s in sorted(wanted, key=lambda s: order.get(s, len(order)))]
+    return list(dict.fromkeys(written.get(s, s) for s in sorted(wanted, key=lambda s: order.get(s, len(order)))))
 
 
 _DIGIT = re.compile(r"\d")

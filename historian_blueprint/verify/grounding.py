@@ -231,7 +231,7 @@ def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportRead
     """The reader's verdict where it clears a cut fitted for precision, else None (the rules' reading stands):
     contradicted when p(contradicts) clears its cut, exceeds p(entails) and the window names whom the claim names;
     supported when p(entails) clears its cut, the window holds every name and figure and no conflict check fires
-    on it (the conditions ``checker.fit.fit_cuts`` fitted the cuts under)."""
+    on it (the conditions ``historian_lab.fitting.fit.fit_cuts`` fitted the cuts under)."""
     if read_by.contradicts_at is not None and contradicts(reading.features, cuts.contradicts):
         source_id, window = read_by.contradicts_at
         result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"

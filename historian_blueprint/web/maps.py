@@ -10,9 +10,8 @@ from flask import Blueprint, jsonify, redirect, render_template, request, url_fo
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
-from historian_blueprint.mapping.graph import MAX_TOPIC_CHARS
 from historian_blueprint.present import formats
-from historian_blueprint.text.questions import clean_question
+from historian_blueprint.text.questions import MAX_TOPIC_CHARS, clean_question
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
