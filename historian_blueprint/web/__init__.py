@@ -20,10 +20,10 @@ from historian_blueprint.web.common import ERROR_CODES, Problem, problem_respons
 
 log = logging.getLogger("historian")
 
-# The modules that add pages and endpoints to the blueprint, each with a ``register(bp)``: a new page is a module
-# of this folder (its templates under templates/historian/) named here. The templates' filters and globals are all
-# in filters.py; the error handlers all in this module.
-PAGES = (filters, views, api, admin, research, maps)
+# The modules of pages and endpoints, each with its ROUTES ((rule, view, methods), the views top-level functions): a
+# new page is a module of this folder (its templates under templates/historian/) named here. The templates' filters
+# and globals are all in filters.py; the error handlers and hooks all in this module.
+PAGES = (views, api, admin, research, maps)
 
 
 class AnyPath(PathConverter):
@@ -184,6 +184,8 @@ def build_blueprint() -> Blueprint:
     bp.after_app_request(same_site_redirect)
     bp.register_error_handler(Exception, server_error)
     bp.record_once(catch_all_under_api)
+    filters.register(bp)
     for page in PAGES:
-        page.register(bp)
+        for rule, view, methods in page.ROUTES:
+            bp.add_url_rule(rule, view_func=view, methods=methods)
     return bp

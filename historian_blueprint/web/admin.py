@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+from flask import jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint.app import get_store
 from historian_blueprint.index import service
@@ -98,7 +98,7 @@ def api_reindex():
     return jsonify(job_id=job_id, url=url_for("historian.api_job", job_id=job_id)), 202
 
 
-# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by build_blueprint.
 ROUTES = (
     ("/admin/reindex", admin_reindex, ["GET"]),
     ("/admin/reindex", admin_reindex_start, ["POST"]),
@@ -106,9 +106,3 @@ ROUTES = (
     ("/api/jobs/<job_id>", api_job, ["GET"]),
     ("/api/reindex", api_reindex, ["POST"]),
 )
-
-
-def register(bp: Blueprint) -> None:
-    """Add this module's pages and endpoints to the blueprint."""
-    for rule, view, methods in ROUTES:
-        bp.add_url_rule(rule, view_func=view, methods=methods)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import jsonify, request
 
 from historian_blueprint.app import get_settings
 from historian_blueprint.text.questions import clean_question
@@ -53,13 +53,7 @@ def api_retrieve():
     return jsonify(query=query, mode=mode, generation=generation, hits=[h.to_dict() for h in hits])
 
 
-# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by build_blueprint.
 ROUTES = (
     ("/api/retrieve", api_retrieve, ["GET"]),
 )
-
-
-def register(bp: Blueprint) -> None:
-    """Add this module's pages and endpoints to the blueprint."""
-    for rule, view, methods in ROUTES:
-        bp.add_url_rule(rule, view_func=view, methods=methods)

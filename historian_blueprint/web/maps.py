@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+from flask import jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
@@ -153,7 +153,7 @@ def api_map_run(run_id: str):
     return jsonify({k: run.get(k) for k in ("_id", "topic", "user_id", "created_at", "engine", "output", "trace")})
 
 
-# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by build_blueprint.
 ROUTES = (
     ("/map", map_page, ["GET"]),
     ("/map", map_submit, ["POST"]),
@@ -165,9 +165,3 @@ ROUTES = (
     ("/api/map", api_map, ["POST"]),
     ("/api/maps/<run_id>", api_map_run, ["GET"]),
 )
-
-
-def register(bp: Blueprint) -> None:
-    """Add this module's pages and endpoints to the blueprint."""
-    for rule, view, methods in ROUTES:
-        bp.add_url_rule(rule, view_func=view, methods=methods)

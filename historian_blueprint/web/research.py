@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from flask import (
-    Blueprint, current_app, jsonify, redirect, render_template, request, url_for,
+    current_app, jsonify, redirect, render_template, request, url_for,
 )
 
 from historian_blueprint import history
@@ -221,7 +221,7 @@ def api_runs():
                    page=page, per_page=RUNS_PER_PAGE, total=total)
 
 
-# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by build_blueprint.
 ROUTES = (
     ("/ask", ask_page, ["GET"]),
     ("/ask", ask_submit, ["POST"]),
@@ -237,9 +237,3 @@ ROUTES = (
     ("/api/runs/<run_id>", api_run, ["GET"]),
     ("/api/runs", api_runs, ["GET"]),
 )
-
-
-def register(bp: Blueprint) -> None:
-    """Add this module's pages and endpoints to the blueprint."""
-    for rule, view, methods in ROUTES:
-        bp.add_url_rule(rule, view_func=view, methods=methods)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, render_template
+from flask import jsonify, render_template
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
@@ -79,15 +79,9 @@ def api_config():
     return jsonify(cfg.redacted(get_settings().as_config()))
 
 
-# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by ``register``.
+# The pages and endpoints of this module: (rule, view, methods), added to the blueprint by build_blueprint.
 ROUTES = (
     ("/", index, ["GET"]),
     ("/api/health", api_health, ["GET"]),
     ("/api/config", api_config, ["GET"]),
 )
-
-
-def register(bp: Blueprint) -> None:
-    """Add this module's pages and endpoints to the blueprint."""
-    for rule, view, methods in ROUTES:
-        bp.add_url_rule(rule, view_func=view, methods=methods)
