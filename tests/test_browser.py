@@ -147,11 +147,21 @@ def test_ask_follow_a_citation_and_follow_up(site, browser, shots):
     assert csp_violations(browser) == []
 
 
-def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots):
+def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots, monkeypatch):
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
+    from historian_blueprint.index import embedding
+
     app, base = site
+    for model in list(embedding._CACHE.values()):  # the small corpus encodes in a blink: slow it to watch the bar move
+        encode = model.encode
+
+        def slowly(texts, *args, _encode=encode, **kwargs):
+            time.sleep(1.5)
+            return _encode(texts, *args, **kwargs)
+
+        monkeypatch.setattr(model, "encode", slowly)
     log_in(browser, base, "root", "root-pw")
     browser.get(f"{base}/historian/admin/reindex")
     browser.find_element(By.NAME, "full").click()  # re-embed everything: long enough to watch
@@ -165,9 +175,12 @@ def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots):
             return False
 
     def watch() -> bool:
-        # the state first, then the bar: one update sets both, so a finished state is read with its final bar
-        done = "succeeded" in browser.find_element(By.ID, "h-state").text
-        value = browser.find_element(By.ID, "h-progress").get_attribute("value")
+        # the state and the bar in one read of one page: one update sets both, so a finished state comes with its
+        # final bar (two reads could fall either side of the reload that follows the end, and mix two pages)
+        state, value = browser.execute_script(
+            "var s = document.getElementById('h-state'), p = document.getElementById('h-progress');"
+            "return s && p ? [s.textContent, String(p.value)] : ['', null];")
+        done = "succeeded" in state
         if value not in (None, "") and (not seen or float(value) != seen[-1]):
             seen.append(float(value))
         if len(seen) == 2:
