@@ -20,7 +20,7 @@ from historian_blueprint.text.spans import sentence_spans
 def plain_normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(N.QUOTES)
     text = N._DECADE.sub(r"\1s", re.sub(r"\s+", " ", text).strip().lower())
-    for short, word in N._ABBREVIATIONS.items():
+    for short, word in N.ABBREVIATIONS.items():
         text = text.replace(short, word)
     return N.PHRASES.sub(N.PHRASE_FORM, re.sub(r"  +", " ", text))
 

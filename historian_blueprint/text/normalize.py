@@ -7,7 +7,7 @@ import unicodedata
 from functools import lru_cache
 
 QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "`": "'", "–": "-", "—": "-", "\u00a0": " "})
-_ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
+ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
 # Multi-word names with a common short form, compared as one token.
 PHRASES = re.compile(
     r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)",
@@ -29,7 +29,7 @@ def normalize(text: str) -> str:
     text = _SPACES.sub(" ", text.translate(QUOTES)).strip().lower()
     if "'s" in text:
         text = _DECADE.sub(r"\1s", text)
-    for short, word in _ABBREVIATIONS.items():
+    for short, word in ABBREVIATIONS.items():
         if short in text:
             text = text.replace(short, word)
     if "  " in text:

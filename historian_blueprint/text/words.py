@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
-from historian_blueprint.text.normalize import PHRASE_FORM, PHRASES, QUOTES, normalize
+from historian_blueprint.text.normalize import ABBREVIATIONS, PHRASE_FORM, PHRASES, QUOTES, normalize
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 STOPWORDS = frozenset(
@@ -191,18 +191,20 @@ def _content_pairs(text: str) -> list[tuple[str, str]]:
     return out
 
 
-_ABBREVIATED = {"usa": r"U\.S\.(?:A\.)?", "uk": r"U\.K\."}  # what normalize() writes for them (text/normalize.py)
+# What normalize() writes for an abbreviation ("usa" for "U.S."), back to the ways a text may write it.
+_ABBREVIATED = {word.strip(): re.compile("|".join(re.escape(short) for short, w in ABBREVIATIONS.items() if w == word),
+                                         re.I) for word in set(ABBREVIATIONS.values())}
 _SPELLED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)?")
+_DECADE_WRITTEN = re.compile(r"\d{3}0s")
 
 
-def _where_written(said: str, text: str) -> str | None:
-    """Where ``text`` writes what its normal form calls ``said`` ("usa": "U.S." or "United States"; "25":
-    "twenty-five"; "1960s": "1960's"; "brien's": "O'Brien's"), as the text has it; None when it does not."""
-    flat = unicodedata.normalize("NFKC", text).translate(QUOTES)
-    same = len(flat) == len(text)  # offsets into the normal form are offsets into the text (curly quotes kept)
+def _where_written(said: str, text: str, flat: str) -> str | None:
+    """Where ``text`` (``flat``: its NFKC form, quotes straightened) writes what its normal form calls ``said``
+    ("usa": "U.S." or "United States"; "25": "twenty-five"; "1960s": "1960's"; "brien's": "O'Brien's"), as the text
+    has it; None when it does not."""
     found = re.search(rf"(?<![\w']){re.escape(said)}(?!\w)", flat, re.I)
     if found is None and said in _ABBREVIATED:
-        found = (PHRASES.search(flat) if said == PHRASE_FORM else None) or re.search(_ABBREVIATED[said], flat, re.I)
+        found = (PHRASES.search(flat) if said == PHRASE_FORM else None) or _ABBREVIATED[said].search(flat)
     if found is None and said.isdigit():
         found = next((m for m in _SPELLED.finditer(flat) if _compound_numbers(m.group()) == said
                       or str(NUMBER_WORDS.get(m.group().lower(), "")) == said), None)
@@ -217,24 +219,24 @@ def _where_written(said: str, text: str) -> str | None:
         start -= 1
         while start >= 1 and flat[start - 1].isdigit():
             start -= 1
-    if start >= 2 and flat[start - 1] == "'" and flat[start - 2].isalpha() and (start < 3 or not flat[start - 3].isalnum()):
-        start -= 2  # the "O'" words() split off a name
-    return text[start:found.end()] if same else flat[start:found.end()]
-
-
-_DECADE_WRITTEN = re.compile(r"\d{3}0s")
+    # offsets into the normal form are offsets into the text when it kept its length (curly quotes kept)
+    return text[start:found.end()] if len(flat) == len(text) else flat[start:found.end()]
 
 
 def as_written(stems: Iterable[str], text: str) -> list[str]:
     """Content stems shown as the text writes them ("nam" of "the freedoms he named" -> "named"; "wilson" ->
     "Wilson"; "usa" -> "U.S."), in the text's order, each once; a stem the text does not hold is shown as it is."""
-    written: dict[str, str] = {}
-    for said, stemmed in _content_pairs(text):
-        if stemmed not in written:
-            written[stemmed] = _where_written(said, text) or said
     wanted = list(dict.fromkeys(stems))
-    order = {s: i for i, s in enumerate(written)}
-    return list(dict.fromkeys(written.get(s, s) for s in sorted(wanted, key=lambda s: order.get(s, len(order)))))
+    if not wanted:
+        return []
+    first: dict[str, str] = {}  # each stem's first word, as words() reads it, in the text's order
+    for said, stemmed in _content_pairs(text):
+        first.setdefault(stemmed, said)
+    flat = unicodedata.normalize("NFKC", text).translate(QUOTES)
+    order = {stem: i for i, stem in enumerate(first)}
+    shown = (_where_written(first[s], text, flat) or first[s] if s in first else s
+             for s in sorted(wanted, key=lambda s: order.get(s, len(order))))
+    return list(dict.fromkeys(shown))
 
 
 _DIGIT = re.compile(r"\d")
