@@ -17,6 +17,7 @@ from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.config import Settings
 from historian_blueprint.index.service import IndexDamaged, IndexMismatch, IndexNotBuilt
 from historian_blueprint.limits import Busy, Slots
+from historian_blueprint.present import formats
 from historian_blueprint.store import STORE_ERRORS, store_problem
 from historian_blueprint.web.auth import current_identity
 from historian_blueprint.web.headers import headers_for
@@ -241,6 +242,17 @@ def source_link(source_id: str, start: int | None = None, end: int | None = None
         "historian.source", source_id=source_id, run=run_id, span=f"{start}-{end}" if start is not None else None,
         _anchor="h-mark-first" if start is not None else None,
     )
+
+
+def export_as(kind: str, fmt: str, output: dict[str, Any], title: str, name: str) -> Response:
+    """A stored answer's or map's output in one of its kind's export formats (present/formats.py), downloaded as
+    ``<name>.<fmt>``; a format there is not is a 404 naming the ones there are."""
+    try:
+        chosen = formats.find(fmt, kind)
+    except LookupError as exc:
+        raise Problem(404, "not_found", str(exc)) from None
+    body = chosen.render(formats.Exported(kind, output, title, get_store().get_document))
+    return exported(body, chosen.mimetype, f"{name}.{fmt}")
 
 
 def exported(body: str, mimetype: str, filename: str, inline: bool = False) -> Response:

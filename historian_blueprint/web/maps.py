@@ -10,13 +10,12 @@ from flask import jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
-from historian_blueprint.present import formats
 from historian_blueprint.text.questions import MAX_TOPIC_CHARS, clean_question
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, exported, index_problems, load_run, page_number, running, running_events, server_sent,
+    RUNS_PER_PAGE, Problem, delete_own, export_as, exported, index_problems, load_run, page_number, running, running_events, server_sent,
     source_link, user,
 )
 
@@ -133,12 +132,7 @@ def map_export(run_id: str, fmt: str):
     if fmt == "json" and request.args.get("graph"):
         return exported(json.dumps(graph_elements(out, source_link), indent=2, ensure_ascii=False), "application/json",
                         "", inline=True)
-    try:
-        chosen = formats.find(fmt, "map")
-    except LookupError as exc:
-        raise Problem(404, "not_found", str(exc)) from None
-    body = chosen.render(formats.Exported("map", out, out.get("topic") or "", get_store().get_document))
-    return exported(body, chosen.mimetype, f"historian-map-{run_id[:8]}.{fmt}")
+    return export_as("map", fmt, out, out.get("topic") or "", f"historian-map-{run_id[:8]}")
 
 
 @login_required

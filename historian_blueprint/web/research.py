@@ -13,14 +13,13 @@ from historian_blueprint import history
 from historian_blueprint.app import get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.index import service
-from historian_blueprint.present import formats
 from historian_blueprint.text.questions import clean_question
 from historian_blueprint.verify.draft import TooManyClaims
 from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters, verify_form
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, exported, host_source_url, index_problems, load_run, page_number, running, running_events,
+    RUNS_PER_PAGE, Problem, delete_own, export_as, host_source_url, index_problems, load_run, page_number, running, running_events,
     server_sent, user,
 )
 from historian_blueprint.web.csrf import csrf_token, protect
@@ -132,12 +131,7 @@ def run_delete(run_id: str):
 def run_export(run_id: str, fmt: str):
     """The run in one of the answers' export formats (present/formats.py: the report, the output, the references)."""
     run = load_run(run_id)
-    try:
-        chosen = formats.find(fmt, "answer")
-    except LookupError as exc:
-        raise Problem(404, "not_found", str(exc)) from None
-    body = chosen.render(formats.Exported("answer", run["output"], run["question"], get_store().get_document))
-    return exported(body, chosen.mimetype, f"historian-{run_id[:8]}.{fmt}")
+    return export_as("answer", fmt, run["output"], run["question"], f"historian-{run_id[:8]}")
 
 
 # ------------------------------------------------------------------ sources
