@@ -5,8 +5,8 @@
 The same model, heads, losses and data as ``train.py`` (it imports them), changed only where a GPU pays:
 - the pairs are tokenized once, up front, and every epoch re-shuffles them into one-task batches (seed + epoch);
 - bf16 autocast on CUDA; the nli loss vectorized;
-- the number of steps is fixed at step 40 from the rate of steps 10-40 (after the GPU's warm-up) and the budget, and
-  written to ``run.json``, with a linear warm-up (``--warmup`` steps) and decay over exactly those steps, so that
+- the number of steps is set from the rate since step 10 (after the GPU's warm-up) and the budget, re-estimated every
+  500 steps, and the final count written to ``run.json``, with a linear warm-up (``--warmup`` steps) and decay over exactly those steps, so that
   ``--steps N`` repeats a run without the budget;
 - no checkpoints in between (a lent machine is held for minutes, not hours): the weights at the end only.
 
@@ -129,14 +129,16 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         for batch in epoch_batches(pairs, args.batch, args.seed, epoch):
             if step >= steps:
                 break
-            if not args.steps and step in (10, 40):  # the run's length from the rate of steps 10-40 (after warm-up)
+            if not args.steps and (step in (10, 40) or (step > 40 and step % 500 == 0)):
+                # the run's length from the rate since step 10 (after the GPU's warm-up) and the time left,
+                # re-estimated every 500 steps (the rate climbs as the kernels for each length are ready)
                 if device.type == "cuda":
                     torch.cuda.synchronize()
                 if step == 10:
                     timed = time.time()
                 else:
-                    rate = 30 / (time.time() - timed)
-                    steps = max(60, int(rate * (args.budget_s - (time.time() - start))) + 40)
+                    rate = (step - 10) / (time.time() - timed)
+                    steps = max(60, int(rate * (args.budget_s - (time.time() - start))) + step)
                     log.warning("%.1f steps/s: %d steps (%.2f epochs of %d batches)", rate, steps, steps / per_epoch, per_epoch)
             for group in optimizer.param_groups:
                 group["lr"] = args.lr * scale(step)
