@@ -280,9 +280,11 @@ def doctor_command() -> None:
 @click.option("--text", help="The draft to check (or --file).")
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False), help="Read the draft from a file.")
 @click.option("--source", "sources", multiple=True, help="A document id the draft cites (repeatable).")
-@click.option("--question", default=None, help="The question the text answers (a bare yes/no is checked as its answer).")
+@click.option("--question", default=None,
+              help="The question the text answers (a bare yes/no is checked as its answer).")
 @click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
-def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None, fmt: str) -> None:
+def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None,
+                   fmt: str) -> None:
     """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
     if path:
         text = Path(path).read_text(encoding="utf-8")
@@ -311,7 +313,8 @@ def verify_command(text: str | None, path: str | None, sources: tuple[str, ...],
 
 
 # Historian's own commands (`historian --help` lists them with the plugins', sorted by name).
-COMMANDS = (migrate_command, load_corpus_command, config_command, reindex_command, export_chunks_command, sync_command, ask_command, map_command, doctor_command, verify_command)
+COMMANDS = (migrate_command, load_corpus_command, config_command, reindex_command, export_chunks_command, sync_command,
+            ask_command, map_command, doctor_command, verify_command)
 
 
 def build_cli() -> AppGroup:

@@ -116,7 +116,8 @@ class Settings(BaseSettings):
     verify_human_review_threshold: float = _f(0.40, "confidence under which it is `insufficient_evidence`", ge=0,
                                               le=1)
     reader: Literal["on", "off"] = _f("off", "`on`: the reader model ranks an answer's sentences and reads the claims "
-                                      "the rules leave open (docs/verification.md, \"The reader\"; opt-in until it wins)")
+                                      "the rules leave open (docs/verification.md, \"The reader\"; "
+                                      "opt-in until it wins)")
     limits_max_question_chars: int = _f(2000, "longest question", ge=1)
     limits_max_draft_chars: int = _f(20000, "longest draft to verify", ge=1)
     limits_timeout_s: float = _f(60, "time limit of one run (ask, map, draft check), seconds: past it the run stops, "

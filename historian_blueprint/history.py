@@ -171,7 +171,8 @@ def rebuild(store: Store) -> int:
             buckets = [own[i:i + BUCKET] for i in range(0, len(own), BUCKET)]
             history.insert_many([{"_id": _bucket_id(key, n), "items": [summary(r) for r in bucket]}
                                  for n, bucket in enumerate(buckets)])
-            history.insert_one({"_id": key, "next": len(own), "counts": {str(n): len(b) for n, b in enumerate(buckets)}})
+            history.insert_one({"_id": key, "next": len(own),
+                                "counts": {str(n): len(b) for n, b in enumerate(buckets)}})
             for n, bucket in enumerate(buckets):
                 store.runs.update_many({"_id": {"$in": [r["_id"] for r in bucket]}}, {"$set": {"history_bucket": n}})
     return len(runs)

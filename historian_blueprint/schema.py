@@ -37,7 +37,8 @@ ClaimType = Literal["fabrication", "exaggeration", "misattribution", "unverified
 IssueSeverity = Literal["low", "medium", "high", "critical"]  # a weakness always has one
 Severity = Literal["none", IssueSeverity]                      # a supported claim has none
 Assessment = Literal["exact", "paraphrase", "misquote", "out_of_context", "missing"]
-ASSESSMENT_ORDER: tuple[Assessment, ...] = ("exact", "paraphrase", "out_of_context", "misquote", "missing")  # better first
+# better first
+ASSESSMENT_ORDER: tuple[Assessment, ...] = ("exact", "paraphrase", "out_of_context", "misquote", "missing")
 
 # What a weakness of each severity costs the answer's confidence: (floor, model). A weakness the floor
 # finds is weighed per claim (averaged over the answer's claims); one a model adds is an opinion, added

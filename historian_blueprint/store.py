@@ -22,7 +22,8 @@ from pymongo.errors import PyMongoError
 from historian_blueprint.config import DEFAULT_FIELDS
 from historian_blueprint.locking import StoreBusy, StoreLock, lock_for
 
-__all__ = ["STORE_ERRORS", "Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock", "store_problem"]
+__all__ = ["STORE_ERRORS", "Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock",
+           "store_problem"]
 
 
 # what a failing store raises: the embedded store's SQLite, or a MongoDB server's

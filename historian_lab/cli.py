@@ -123,7 +123,8 @@ def bench_map(workdir, data, n, as_json) -> None:
 @bench.command("map-corpus")
 @click.argument("corpus", type=click.Path(dir_okay=False, exists=True))
 @click.argument("topics", type=click.Path(dir_okay=False, exists=True))
-@click.option("--detail", is_flag=True, help="Per topic: the missed conflicts, the unplanted ones, the missed entities.")
+@click.option("--detail", is_flag=True,
+              help="Per topic: the missed conflicts, the unplanted ones, the missed entities.")
 @json_option
 def bench_map_corpus(corpus, topics, detail, as_json) -> None:
     """The map scored on a corpus with planted conflicts (CORPUS .jsonl, TOPICS .json): conflicts found with
@@ -149,7 +150,8 @@ def bench_questions(questions, workdir, detail, as_json) -> None:
 @bench.command("drafts")
 @click.argument("sentences", type=click.Path(dir_okay=False, exists=True))
 @uses("workdir")
-@click.option("--detail", is_flag=True, help="Per sentence: its kind, verdict, reason and whether the evidence is its source.")
+@click.option("--detail", is_flag=True,
+              help="Per sentence: its kind, verdict, reason and whether the evidence is its source.")
 @json_option
 def bench_drafts(sentences, workdir, detail, as_json) -> None:
     """Draft sentences (faithful, rounded, a wrong figure, speaker or year) through the draft checker on the

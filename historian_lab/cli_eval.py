@@ -19,7 +19,8 @@ from flask.cli import with_appcontext
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
               help="Write the JSON and a reliability-diagram PNG (of each check half) into this folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, report_dir: str | None, as_json: bool) -> None:
+def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, report_dir: str | None,
+                 as_json: bool) -> None:
     """Verify labeled claims: fit and check halves, the lexical baseline fitted on the fit half, and (with
     several files, or none: every labeled file of --data) leave-one-dataset-out."""
     from historian_lab.bench import common as bench_common
@@ -49,18 +50,20 @@ def eval_command(paths: tuple[str, ...], data: str | None, limit: int | None, re
     click.echo(f"{'file':<24}{'fit BA':>8}{'check BA':>10}{'det':>7}{'FPR':>7}{'ECE':>7}{'LODO BA':>9}{'baseline':>10}")
     for stem, f in result["files"].items():
         c, lodo = f["check"], f["leave_one_dataset_out"] or {}
-        click.echo(f"{stem:<24}{f['fit']['balanced_accuracy']:>8.3f}{c['balanced_accuracy']:>10.3f}{c['detection_rate']:>7.3f}"
-                   f"{c['false_positive_rate']:>7.3f}{c['ece']:>7.3f}{lodo.get('balanced_accuracy', float('nan')):>9.3f}"
-                   f"{f['baseline_lexical']['check']:>10.3f}")
+        click.echo(f"{stem:<24}{f['fit']['balanced_accuracy']:>8.3f}{c['balanced_accuracy']:>10.3f}"
+                   f"{c['detection_rate']:>7.3f}{c['false_positive_rate']:>7.3f}{c['ece']:>7.3f}"
+                   f"{lodo.get('balanced_accuracy', float('nan')):>9.3f}{f['baseline_lexical']['check']:>10.3f}")
     for stem in elsewhere:  # question sets need the index: the benchmarks score them
-        where = "historian bench graph (fit and check halves)" if stem.startswith("historian_qa") else "historian bench retrieval"
+        where = ("historian bench graph (fit and check halves)" if stem.startswith("historian_qa")
+                 else "historian bench retrieval")
         click.echo(f"{stem:<24}questions, not labeled claims: scored by `{where}`")
 
 
 @click.command("train-checker")
 @with_appcontext
 @click.option("--eval-data", type=click.Path(file_okay=False, exists=True), default=None,
-              help="The shared data folder whose eval/ fit halves set the combination and the cuts (default: ../shared/data).")
+              help="The shared data folder whose eval/ fit halves set the combination and the cuts (default: "
+                   "../shared/data).")
 @click.option("--stage", type=click.Choice(["all", "fit", "reader"]), default="all", show_default=True,
               help="fit: the support combination (verify/model/combiner.json); reader: the reader's two cuts "
                    "(verify/reader_model/thresholds.json); all: both.")

@@ -4,8 +4,8 @@ uses what the host has; the product does not yet encode on CUDA).
 
     python lab/encoder_speed.py --base MODEL_DIR --texts FILE.jsonl.gz [--n 20000]
 
-Texts: the distinct passages (``a``) of 300 characters or more of a reader training file, as stand-ins for chunks. Prints one JSON object.
-Imports nothing from the product (it runs on a lent machine without its dependencies).
+Texts: the distinct passages (``a``) of 300 characters or more of a reader training file, as stand-ins for chunks.
+Prints one JSON object. Imports nothing from the product (it runs on a lent machine without its dependencies).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def encode(model, tokenizer, texts: list[str], device: str, dtype, batch: int): 
     out = []
     with torch.inference_mode():
         for start in range(0, len(texts), batch):
-            t = tokenizer(texts[start:start + batch], padding=True, truncation=True, max_length=256, return_tensors="pt")
+            t = tokenizer(texts[start:start + batch], padding=True, truncation=True, max_length=256,
+                          return_tensors="pt")
             t = {k: v.to(device) for k, v in t.items()}
             with torch.autocast(device.split(":")[0], dtype=dtype, enabled=dtype is not None):
                 hidden = model(**t).last_hidden_state

@@ -25,7 +25,8 @@ class Scripted(BaseChatModel):
     script: list[Any]
     calls: list[list[BaseMessage]] = Field(default_factory=list)
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
         self.calls.append(messages)
         item = self.script.pop(0) if len(self.script) > 1 else self.script[0]
         if callable(item) and not isinstance(item, BaseException):
@@ -82,7 +83,8 @@ def inventing_composer(messages: list[BaseMessage]) -> str:
 PLAN = json.dumps({"sub_queries": ["causes of the depression"]})
 NO_WEAKNESS = json.dumps({"weaknesses": []})
 ALL_EXACT = json.dumps({"citations": []})
-NO_COUNTER = json.dumps({"opposing_reading": None, "evidence_ids": [], "both_interpretations_valid": False, "strength": 0})
+NO_COUNTER = json.dumps({"opposing_reading": None, "evidence_ids": [], "both_interpretations_valid": False,
+                         "strength": 0})
 
 
 def judge_says(status: str, confidence: float) -> str:

@@ -40,7 +40,8 @@ def test_percentile():
     (["retrieval"], "retrieval", "run"), (["graph"], "graph", "run"), (["llm"], "graph", "run_llm"),
     (["index", "--limit-docs", "2"], "indexing", "run"), (["map"], "maps", "run"),
 ])
-def test_each_bench_command_runs_its_benchmark_and_prints_its_figures(runner, tmp_path, monkeypatch, command, module, function):
+def test_each_bench_command_runs_its_benchmark_and_prints_its_figures(runner, tmp_path, monkeypatch, command,
+                                                                      module, function):
     """The command line reaches the benchmark it names (the benchmark itself is replaced: it takes minutes)."""
     import importlib
 
@@ -56,5 +57,6 @@ def test_each_bench_command_runs_its_benchmark_and_prints_its_figures(runner, tm
 
 
 def test_a_bench_command_without_labeled_data_says_where_to_point_it(runner, tmp_path):
-    result = runner.invoke(args=["historian", "bench", "graph", "--data", str(tmp_path), "--workdir", str(tmp_path / "w")])
+    result = runner.invoke(args=["historian", "bench", "graph", "--data", str(tmp_path),
+                                 "--workdir", str(tmp_path / "w")])
     assert result.exit_code != 0 and "pass --data DIR" in result.output

@@ -18,7 +18,8 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 pytestmark = pytest.mark.skipif(
     bool(os.environ.get("HISTORIAN_TEST_SKIP_BROWSER")),
-    reason="HISTORIAN_TEST_SKIP_BROWSER is set (without it a missing chromium fails these tests: ./dev test installs it)",
+    reason="HISTORIAN_TEST_SKIP_BROWSER is set (without it a missing chromium fails these tests: "
+           "./dev test installs it)",
 )
 
 
@@ -61,7 +62,8 @@ def shots(tmp_path_factory):
 
 @pytest.fixture
 def browser():
-    assert os.path.exists(CHROMIUM) and os.path.exists(DRIVER), "install Debian's chromium and chromium-driver (./dev test does)"
+    assert os.path.exists(CHROMIUM) and os.path.exists(DRIVER), ("install Debian's chromium and chromium-driver "
+                                                                 "(./dev test does)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -111,7 +113,8 @@ def test_ask_follow_a_citation_and_follow_up(site, browser, shots):
     browser.save_screenshot(str(shots / "ask.png"))
     browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
     # progress events arrive before the answer
-    first_step = wait_for(lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li") if " ms)" in li.text])
+    first_step = wait_for(lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li")
+                                   if " ms)" in li.text])
     assert not browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer") or len(first_step) >= 1
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
     steps = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li")]
@@ -138,7 +141,8 @@ def test_ask_follow_a_citation_and_follow_up(site, browser, shots):
     assert rows and "causes of the depression" in rows[0].text
     rows[0].find_element(By.TAG_NAME, "a").click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '[data-testid="follow-up"]'))[0].click()
-    wait_for(lambda: browser.find_elements(By.ID, "h-question"))[0].send_keys("What did Hoover propose about the banks?")
+    wait_for(lambda: browser.find_elements(By.ID, "h-question"))[0].send_keys(
+        "What did Hoover propose about the banks?")
     browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
     browser.get(browser.current_url)  # the permalink of the follow-up shows the thread
@@ -200,7 +204,8 @@ def test_map_a_topic_watch_progress_see_the_graph_and_open_a_conflict_side(site,
     browser.get(f"{base}/historian/map")
     browser.find_element(By.ID, "h-topic").send_keys("the Johnstown Flood")
     browser.find_element(By.CSS_SELECTOR, "#h-map button[type=submit]").click()
-    steps = wait_for(lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li") if " ms)" in li.text])
+    steps = wait_for(lambda: [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#h-progress li")
+                              if " ms)" in li.text])
     assert steps[0].startswith("scout")
     wait_for(lambda: "/historian/maps/" in browser.current_url)
     graph = browser.find_element(By.ID, "h-graph")
@@ -221,7 +226,8 @@ def test_map_a_topic_watch_progress_see_the_graph_and_open_a_conflict_side(site,
     browser.back()
     wait_for(lambda: int(browser.find_element(By.ID, "h-graph").get_attribute("data-nodes") or 0) > 0)
     href = browser.execute_script(
-        "const e = window.historianMap.edges('[kind = \"conflict\"]')[0]; const h = e.data('href'); e.emit('tap'); return h;")
+        "const e = window.historianMap.edges('[kind = \"conflict\"]')[0]; const h = e.data('href'); "
+        "e.emit('tap'); return h;")
     wait_for(lambda: "/historian/sources/" in browser.current_url)
     assert browser.find_elements(By.ID, "h-mark-first") and href.split("#")[0] in browser.current_url
     assert csp_violations(browser) == []  # the pages, the live progress and the graph work under the CSP
@@ -285,7 +291,8 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
     assert len(quotes) == len(set(quotes))  # each passage quoted once under its source
     judge = browser.find_element(By.CSS_SELECTOR, '[data-testid="report-judge"]')
     assert judge.find_element(By.TAG_NAME, "p").text.startswith("The judge weighed the three reports")
-    assert not judge.find_element(By.TAG_NAME, "pre").is_displayed()  # the raw report is one click away, not on the page
+    # the raw report is one click away, not on the page
+    assert not judge.find_element(By.TAG_NAME, "pre").is_displayed()
     lead = browser.find_element(By.CSS_SELECTOR, '[data-testid="answer"]').text
     assert "answers most directly" in lead and "[1]" in lead  # a lead sentence in Historian's words
     assert not any(q in lead for q in quotes)  # it quotes an excerpt, never a finding whole

@@ -16,7 +16,8 @@ CORPUS = REPO / "historian_blueprint" / "demo" / "corpus"
 # words, OCR debris, punctuation, newlines and blank lines, any Unicode letters and symbols
 pieces = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30),
-    st.sampled_from(["The ", "railroad ", "Mr. ", "U.S. ", "1873. ", "sjc )(( iff ", "\n", "\n\n", "  ", "!", "? ", "…", "“Yes,” ", "ﬁ", "é", "日本語。", "\t"]),
+    st.sampled_from(["The ", "railroad ", "Mr. ", "U.S. ", "1873. ", "sjc )(( iff ", "\n", "\n\n", "  ", "!", "? ", "…",
+                     "“Yes,” ", "ﬁ", "é", "日本語。", "\t"]),
     st.text(alphabet="abcdefghij .", min_size=50, max_size=900),
 )
 texts = st.lists(pieces, max_size=80).map("".join)

@@ -58,10 +58,12 @@ def test_load_corpus_reports_bad_lines_and_loads_the_rest(tmp_path):
 def test_load_corpus_updates_changed_documents_and_reads_json_arrays(tmp_path):
     app = plain_app(tmp_path, HISTORIAN_AUTO_MIGRATE=True)
     first = tmp_path / "a.json"
-    first.write_text(json.dumps([{"_id": "x", "title": "X", "content": "old"}, {"_id": "y", "title": "Y", "content": "y"}]))
+    first.write_text(json.dumps([{"_id": "x", "title": "X", "content": "old"},
+                                 {"_id": "y", "title": "Y", "content": "y"}]))
     runner = app.test_cli_runner()
     assert "inserted 2" in runner.invoke(args=["historian", "load-corpus", str(first)]).output
-    first.write_text(json.dumps([{"_id": "x", "title": "X", "content": "new"}, {"_id": "y", "title": "Y", "content": "y"}]))
+    first.write_text(json.dumps([{"_id": "x", "title": "X", "content": "new"},
+                                 {"_id": "y", "title": "Y", "content": "y"}]))
     out = runner.invoke(args=["historian", "load-corpus", str(first)]).output
     assert "inserted 0, updated 1, unchanged 1" in out
     with app.app_context():
@@ -72,7 +74,8 @@ def test_load_corpus_honours_the_field_mapping(tmp_path):
     app = plain_app(tmp_path, HISTORIAN_AUTO_MIGRATE=True, HISTORIAN_FIELDS={"text": "body"})
     path = write_jsonl(
         tmp_path / "d.jsonl",
-        [json.dumps({"_id": "a", "title": "A", "body": "text"}), json.dumps({"_id": "b", "title": "B", "content": "wrong field"})],
+        [json.dumps({"_id": "a", "title": "A", "body": "text"}),
+         json.dumps({"_id": "b", "title": "B", "content": "wrong field"})],
     )
     result = app.test_cli_runner().invoke(args=["historian", "load-corpus", str(path)])
     assert "line 2: missing text field 'body'" in result.output

@@ -79,7 +79,8 @@ def test_restart_keeps_data_and_does_not_load_twice(tmp_path, demo_users, capsys
     first = create_app({"TESTING": True, "DEMO_HOME": home})
     assert "loaded the sample corpus" in capsys.readouterr().err
     with first.app_context():
-        get_store().documents.update_one({"_id": "sotu-1860-james-buchanan"}, {"$set": {"title": "Edited by a curator"}})
+        get_store().documents.update_one({"_id": "sotu-1860-james-buchanan"},
+                                         {"$set": {"title": "Edited by a curator"}})
     second = create_app({"TESTING": True, "DEMO_HOME": home})
     assert "loaded the sample corpus" not in capsys.readouterr().err
     with second.app_context():
@@ -127,7 +128,8 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
     port = _free_port()
     env = dict(os.environ, HISTORIAN_DEMO_HOME=str(tmp_path / "home"), HISTORIAN_DEMO_USERS="alice:pw:researcher")
     script = Path(sys.executable).parent / "historian"
-    proc = subprocess.Popen([str(script), "serve", "--port", str(port), "--workers", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([str(script), "serve", "--port", str(port), "--workers", "2"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
         deadline = time.time() + 60
@@ -137,9 +139,11 @@ def test_historian_serve_runs_the_demo_on_localhost(tmp_path):
                 break
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
-                    raise AssertionError(proc.stdout.read() if proc.poll() is not None else "server did not start") from None
+                    raise AssertionError(proc.stdout.read() if proc.poll() is not None
+                                         else "server did not start") from None
                 time.sleep(0.3)
-        token = re.search(r'name="csrf_token" value="([^"]+)"', opener.open(f"http://127.0.0.1:{port}/login", timeout=10).read().decode()).group(1)
+        token = re.search(r'name="csrf_token" value="([^"]+)"',
+                          opener.open(f"http://127.0.0.1:{port}/login", timeout=10).read().decode()).group(1)
         body = urlencode({"username": "alice", "password": "pw", "csrf_token": token}).encode()
         page = opener.open(f"http://127.0.0.1:{port}/login", data=body, timeout=10).read().decode()
         assert "319 documents" in page

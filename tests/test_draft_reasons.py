@@ -17,7 +17,8 @@ DOCS = ("sotu-1864-abraham-lincoln", "sotu-1866-andrew-johnson", "sotu-1893-grov
 # The draft, one sentence per line: kind (faithful / rounded / wrong_figure / wrong_speaker / wrong_year), the
 # source sentence it rests on ("quote") and, for a changed sentence, the changed detail as written ("wrong").
 # `historian bench drafts` reads the same file.
-DRAFT = [json.loads(line) for line in (REPO / "tests/data/draft_sentences.jsonl").read_text(encoding="utf-8").splitlines()]
+DRAFT = [json.loads(line)
+         for line in (REPO / "tests/data/draft_sentences.jsonl").read_text(encoding="utf-8").splitlines()]
 NOT_SUPPORTED = {"contradicted", "unsupported", "unconfirmed", "not_supported", "misquote", "fabricated"}
 
 

@@ -35,7 +35,8 @@ def test_halves_are_fixed_by_the_item_id_and_about_even():
     assert half({"id": "x", "claim": "a"}) == half({"id": "x", "claim": "b"})  # the id decides, not the text
 
 
-@pytest.mark.skipif(not (SHARED / "data" / "eval").is_dir(), reason="../shared/data/eval (the source of the copies) is not beside the checkout")
+@pytest.mark.skipif(not (SHARED / "data" / "eval").is_dir(),
+                    reason="../shared/data/eval (the source of the copies) is not beside the checkout")
 def test_the_shipped_items_are_the_heads_of_the_development_files():
     for path in sorted(EVAL.glob("*.jsonl")):
         shipped = path.read_text(encoding="utf-8").splitlines()
@@ -58,7 +59,8 @@ def test_protocol_reports_fit_check_baseline_and_leave_one_dataset_out():
 def test_eval_command_writes_a_report_with_a_reliability_diagram(tmp_path):
     app = make_plain_app(tmp_path)
     out = app.test_cli_runner().invoke(
-        args=["historian", "eval", str(EVAL / "halueval_qa_dev.jsonl"), "--limit", "40", "--json", "--report", str(tmp_path / "r")]
+        args=["historian", "eval", str(EVAL / "halueval_qa_dev.jsonl"), "--limit", "40", "--json",
+              "--report", str(tmp_path / "r")]
     )
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)

@@ -18,7 +18,8 @@ QUESTION = "List three causes of the depression"
 def toy():
     """A toy format, registered for the test and taken away after it."""
     fmt = formats.register(formats.Format("toy.txt", "Toy", "text/plain", ("answer", "map"),
-                                          lambda e: f"TOY {e.kind}: {e.title} ({len(e.output.get('citations') or [])})"))
+                                          lambda e: f"TOY {e.kind}: {e.title} "
+                                                    f"({len(e.output.get('citations') or [])})"))
     yield fmt
     formats.FORMATS.pop(fmt.name)
 

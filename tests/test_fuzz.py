@@ -130,7 +130,8 @@ def env(tmp_path_factory):
     ask_a = alice.post(API + "ask", json={"question": "What did Lincoln say about the war?"},
                        headers={"X-CSRFToken": e.csrf["researcher"]})
     assert ask_a.status_code == 200, ask_a.data[:300]
-    ask_r = root.post(API + "ask", json={"question": "Which banks closed in 1893?"}, headers={"X-CSRFToken": e.csrf["admin"]})
+    ask_r = root.post(API + "ask", json={"question": "Which banks closed in 1893?"},
+                      headers={"X-CSRFToken": e.csrf["admin"]})
     assert ask_r.status_code == 200, ask_r.data[:300]
     map_a = alice.post(API + "map", json={"topic": "the war"}, headers={"X-CSRFToken": e.csrf["researcher"]})
     assert map_a.status_code == 200, map_a.data[:300]
@@ -173,7 +174,8 @@ def json_values(keys: list[str]):
     key = st.one_of(st.sampled_from(keys + ["csrf_token", "", "$ne", "__proto__"]), st.text(max_size=10))
     leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.sampled_from([10**400, -(10**400)]),
                      st.floats(allow_nan=True, allow_infinity=True), text)
-    return st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(key, inner, max_size=4)),
+    return st.recursive(leaf,
+                        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(key, inner, max_size=4)),
                         max_leaves=12)
 
 
@@ -181,8 +183,8 @@ RAW = [b"", b" \n\t", b"null", b"[1]", b'"x"', b"1e999999", b"-0", b"{", b"}{", 
        "{\"question\": \"h\u00e9\"}".encode("utf-16"), "{\"question\": \"h\u00e9\"}".encode("latin-1"),
        b"[" * 33 + b"]" * 33, b"[" * 32 + b"]" * 32, b"{\"a\":" * 40 + b"1" + b"}" * 40, b"[" * 5000,
        b'{"question": 1' + b"0" * 5000 + b"}", b'{"question": NaN, "topic": Infinity, "text": -Infinity}',
-       b'{"question": "\\ud800"}', b'{"text": "\\u0000"}', b'{"full": true, "full": "x"}', b"question=\xff\xfe&topic=%ff",
-       b"a=" + b"%" * 50, b"\x00" * 64]
+       b'{"question": "\\ud800"}', b'{"text": "\\u0000"}', b'{"full": true, "full": "x"}',
+       b"question=\xff\xfe&topic=%ff", b"a=" + b"%" * 50, b"\x00" * 64]
 CONTENT_TYPES = [None, "application/json", "application/json; charset=utf-16", "application/json; charset=latin-1",
                  "text/plain", "application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=koi8-r",
                  "multipart/form-data", "multipart/form-data; boundary=", "multipart/form-data; boundary=zzz",
@@ -198,21 +200,26 @@ def bodies(draw, fields: list[str], csrf_form: str | None = None):
         value = draw(json_values(fields))
         if csrf_form and isinstance(value, dict) and draw(st.booleans()):
             value["csrf_token"] = csrf_form  # read only from a form or a header: here it is just a field
-        body = json.dumps(value, ensure_ascii=draw(st.booleans())).encode(draw(st.sampled_from(["utf-8", "utf-8", "utf-16"])))
+        body = json.dumps(value, ensure_ascii=draw(st.booleans())).encode(
+            draw(st.sampled_from(["utf-8", "utf-8", "utf-16"])))
         ctype = draw(st.one_of(st.just("application/json"), st.sampled_from(CONTENT_TYPES)))
     elif kind in ("form", "multipart"):
         pairs = draw(st.lists(st.tuples(st.one_of(st.sampled_from(fields), st.text(max_size=8)), text), max_size=5))
         if csrf_form:
             pairs.append(("csrf_token", csrf_form))
         if kind == "form":
-            body = urlencode(pairs).encode() + draw(st.sampled_from([b"", b"&%ff=%fe", b"&&=&", b"&" + b"x" * 10, b"&q=\xff"]))
+            body = urlencode(pairs).encode() + draw(st.sampled_from([b"", b"&%ff=%fe", b"&&=&",
+                                                                     b"&" + b"x" * 10, b"&q=\xff"]))
             ctype = draw(st.one_of(st.just("application/x-www-form-urlencoded"), st.sampled_from(CONTENT_TYPES)))
         else:
             values = MultiDict(pairs)
-            for name, content in draw(st.lists(st.tuples(st.sampled_from(fields + ["file"]), st.binary(max_size=30)), max_size=2)):
-                values.add(name, FileStorage(BytesIO(content), filename=draw(st.sampled_from(["a.txt", "", "ü.json", "../x"]))))
+            for name, content in draw(st.lists(st.tuples(st.sampled_from(fields + ["file"]),
+                                                         st.binary(max_size=30)), max_size=2)):
+                values.add(name, FileStorage(BytesIO(content),
+                                             filename=draw(st.sampled_from(["a.txt", "", "ü.json", "../x"]))))
             boundary, body = encode_multipart(values, boundary="fuzz-boundary-7f3a")
-            ctype = draw(st.one_of(st.just(f"multipart/form-data; boundary={boundary}"), st.sampled_from(CONTENT_TYPES)))
+            ctype = draw(st.one_of(st.just(f"multipart/form-data; boundary={boundary}"),
+                                   st.sampled_from(CONTENT_TYPES)))
     elif kind == "raw":
         body = draw(st.sampled_from(RAW))
         ctype = draw(st.sampled_from(CONTENT_TYPES))
@@ -289,7 +296,8 @@ def query(draw, env: Env, names: dict):
 
 def span_values():
     n = st.integers(-5, 10**10).map(str)
-    return st.one_of(st.builds(lambda a, b: f"{a}-{b}", n, n), st.sampled_from(["0-5", "5-0", "0-999999999", "1-2\n", "١-٢",
+    return st.one_of(st.builds(lambda a, b: f"{a}-{b}", n, n),
+                     st.sampled_from(["0-5", "5-0", "0-999999999", "1-2\n", "١-٢",
                                                                             "-", "1-", "-2", "1--2", "1-2-3"]), text)
 
 
@@ -305,7 +313,8 @@ def route_table(env: Env) -> dict:
     return {
         # the demo host
         "GET /login": (get, st.just("/login"),
-                       {"next": st.one_of(text, st.sampled_from(["/", "//evil.com", "/\\evil.com", "http://x"]))}, None),
+                       {"next": st.one_of(text, st.sampled_from(["/", "//evil.com", "/\\evil.com", "http://x"]))},
+                       None),
         "POST /login": (post, st.just("/login"), {"next": text},
                         ["username", "password"]),
         "POST /logout": (["POST", "GET"], st.just("/logout"), {}, ["csrf_token"]),
@@ -322,7 +331,8 @@ def route_table(env: Env) -> dict:
                                    .map(lambda r: f"{P}/runs/{r}/delete"), {}, []),
         "GET /runs/<id>/export.<fmt>": (get, st.tuples(runs, fmt_ask)
                                         .map(lambda t: f"{P}/runs/{seg(t[0])}/export.{seg(t[1])}"), {}, None),
-        "GET /sources/<id>": (get, docs.map(lambda d: f"{P}/sources/{seg(d)}"), {"run": runs, "span": span_values()}, None),
+        "GET /sources/<id>": (get, docs.map(lambda d: f"{P}/sources/{seg(d)}"),
+                              {"run": runs, "span": span_values()}, None),
         "GET /verify": (get, st.just(P + "/verify"), {}, None),
         "POST /verify": (post, st.just(P + "/verify"), {}, ["text", "sources", "question"]),
         "GET /map": (get, st.just(P + "/map"), {"topic": text}, None),
@@ -333,7 +343,8 @@ def route_table(env: Env) -> dict:
         "POST /maps/<id>/delete": (post, st.sampled_from(["sac-map", "bob-map", "sac-ask", "nope"])
                                    .map(lambda r: f"{P}/maps/{r}/delete"), {}, []),
         "GET /maps/<id>/export.<fmt>": (get, st.tuples(runs, fmt_map)
-                                        .map(lambda t: f"{P}/maps/{seg(t[0])}/export.{seg(t[1])}"), {"graph": text}, None),
+                                        .map(lambda t: f"{P}/maps/{seg(t[0])}/export.{seg(t[1])}"),
+                                        {"graph": text}, None),
         "GET /admin/reindex": (get, st.just(P + "/admin/reindex"), {"message": text}, None),
         "POST /admin/reindex": (post, st.just(P + "/admin/reindex"), {}, ["full", "retry_failed"]),
         # Historian JSON API
@@ -347,24 +358,28 @@ def route_table(env: Env) -> dict:
         "GET /api/config": (get, st.just(API + "config"), {}, None),
         "GET /api/retrieve": (get, st.just(API + "retrieve"), {
             "q": st.one_of(text, st.sampled_from(["war", "banks 1893", "x" * 2001, "cotton AND plantation"])),
-            "top_k": numbers, "rerank_k": numbers, "mode": st.one_of(st.sampled_from(["hybrid", "bm25", "dense", "HYBRID"]), text),
-            "collection": st.one_of(st.sampled_from(env.ids["collection"]), text), "year_from": numbers, "year_to": numbers}, None),
+            "top_k": numbers, "rerank_k": numbers,
+            "mode": st.one_of(st.sampled_from(["hybrid", "bm25", "dense", "HYBRID"]), text),
+            "collection": st.one_of(st.sampled_from(env.ids["collection"]), text), "year_from": numbers,
+            "year_to": numbers}, None),
         "POST /api/reindex": (post, st.just(API + "reindex"), {}, ["full", "retry_failed"]),
         "GET /api/jobs/<id>": (get, jobs.map(lambda j: f"{API}jobs/{seg(j)}"), {}, None),
         "ANY /api/<unknown>": (["GET", "POST", "PUT", "DELETE"], st.one_of(
             text.map(lambda r: API + seg(r)),
             st.sampled_from(["", "runs/", "ask/", "health/x", "jobs", "maps", "retrieve/1", "..", "%ff", "a/b/c",
-                             "run s", "ask%3Fx", "config;x", "%0A", "jobs/%0A"]).map(lambda r: API + r)), {"q": text}, ["question"]),
+                             "run s", "ask%3Fx", "config;x", "%0A", "jobs/%0A"]).map(lambda r: API + r)),
+                               {"q": text}, ["question"]),
     }
 
 
 ROUTE_NAMES = [
     "GET /login", "POST /login", "POST /logout", "GET /", "GET /documents/<id>", "GET /historian/", "GET /ask",
-    "POST /ask", "POST /ask/stream", "GET /runs", "GET /runs/<id>", "POST /runs/<id>/delete", "GET /runs/<id>/export.<fmt>",
-    "GET /sources/<id>", "GET /verify", "POST /verify", "GET /map", "POST /map", "POST /map/stream", "GET /maps",
-    "GET /maps/<id>", "POST /maps/<id>/delete", "GET /maps/<id>/export.<fmt>", "GET /admin/reindex", "POST /admin/reindex",
-    "POST /api/map", "GET /api/maps/<id>", "POST /api/ask", "POST /api/verify", "GET /api/runs", "GET /api/runs/<id>",
-    "GET /api/health", "GET /api/config", "GET /api/retrieve", "POST /api/reindex", "GET /api/jobs/<id>", "ANY /api/<unknown>",
+    "POST /ask", "POST /ask/stream", "GET /runs", "GET /runs/<id>", "POST /runs/<id>/delete",
+    "GET /runs/<id>/export.<fmt>", "GET /sources/<id>", "GET /verify", "POST /verify", "GET /map", "POST /map",
+    "POST /map/stream", "GET /maps", "GET /maps/<id>", "POST /maps/<id>/delete", "GET /maps/<id>/export.<fmt>",
+    "GET /admin/reindex", "POST /admin/reindex", "POST /api/map", "GET /api/maps/<id>", "POST /api/ask",
+    "POST /api/verify", "GET /api/runs", "GET /api/runs/<id>", "GET /api/health", "GET /api/config",
+    "GET /api/retrieve", "POST /api/reindex", "GET /api/jobs/<id>", "ANY /api/<unknown>",
 ]
 WHO = ["anonymous", "researcher", "admin", "token-researcher", "token-admin", "bad-token"]
 METHODS_EXTRA = ["HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"]  # the others: test_any_method_and_odd_paths_under_api
@@ -384,19 +399,23 @@ def requests(draw, env: Env, route: str):
     if who.startswith("token-"):
         headers["Authorization"] = "Bearer " + ("tok-admin" if who == "token-admin" else "tok-r")
     elif who == "bad-token":
-        headers["Authorization"] = draw(st.one_of(header_text, header_text.map(lambda t: "Bearer " + t), st.just("Bearer ")))
+        headers["Authorization"] = draw(st.one_of(header_text, header_text.map(lambda t: "Bearer " + t),
+                                                  st.just("Bearer ")))
     csrf_kind = draw(st.sampled_from(["valid", "valid", "none", "garbage", "other"]))
     session_role = {"researcher": "researcher", "admin": "admin"}.get(who, "researcher")
-    token = {"valid": env.csrf[session_role], "other": env.csrf["admin" if session_role == "researcher" else "researcher"],
+    token = {"valid": env.csrf[session_role],
+             "other": env.csrf["admin" if session_role == "researcher" else "researcher"],
              "garbage": draw(header_text), "none": None}[csrf_kind]
     where = draw(st.sampled_from(["X-CSRFToken", "X-CSRF-Token", "form"]))
     if token is not None and where != "form":
         headers[where] = token
     if draw(st.booleans()):
         headers["Accept"] = draw(st.one_of(st.sampled_from(["application/json", "text/html", "*/*", "text/event-stream",
-                                                              "application/json;q=0.1, text/html;q=0.9", ";;;"]), header_text))
+                                                            "application/json;q=0.1, text/html;q=0.9", ";;;"]),
+                                           header_text))
     for name in draw(st.lists(st.sampled_from(["X-Forwarded-For", "Origin", "Referer", "Cookie", "Content-Encoding",
-                                               "Transfer-Encoding", "Range", "If-None-Match"]), max_size=2, unique=True)):
+                                               "Transfer-Encoding", "Range", "If-None-Match"]),
+                              max_size=2, unique=True)):
         headers[name] = draw(header_text)
     ctype, body = None, b""
     if fields is not None and method not in ("GET", "HEAD"):
@@ -440,7 +459,8 @@ def send(env: Env, req: dict) -> tuple[int, bytes]:
     log = "\n".join(env.log.lines) or "(nothing logged)"
     assert status < 500, f"server error {status}:\n{describe(req)}\n  response: {data[:400]!r}\napp log:\n{log}"
     if response.mimetype == "text/event-stream":
-        assert b"Historian failed" not in data, f"a streamed run failed:\n{describe(req)}\n  stream: {data[-400:]!r}\napp log:\n{log}"
+        assert b"Historian failed" not in data, (f"a streamed run failed:\n{describe(req)}\n  stream: "
+                                                 f"{data[-400:]!r}\napp log:\n{log}")
     path = req["path"]
     if path.startswith(API) and not (req["method"] == "OPTIONS" and status < 400) and not 300 <= status < 400:
         assert response.mimetype == "application/json", (
@@ -449,7 +469,8 @@ def send(env: Env, req: dict) -> tuple[int, bytes]:
             payload = json.loads(data)
             if status >= 400 and path != API + "health":
                 assert isinstance(payload.get("error"), dict) and {"code", "message"} <= set(payload["error"]), (
-                    f"error {status} is not {{'error': {{code, message}}}}:\n{describe(req)}\n  response: {data[:300]!r}")
+                    f"error {status} is not {{'error': {{code, message}}}}:\n{describe(req)}\n  "
+                    f"response: {data[:300]!r}")
     return status, data
 
 
@@ -493,17 +514,21 @@ def test_any_method_and_odd_paths_under_api(env, data):
 
 EDGES = ["", "0", "-1", "007", "-0", "²", "١٢", "ⅷ", "1" * 4301, "\x00", "\n", "%", "a" * 3000, "1e309", "NaN", "..",
          "<script>", "\ud7ff\U0001f600"]
-EDGE_PATHS = {  # route -> the path with {} where the fuzzed id goes, and the path with a real id (for its query parameters)
-    "GET /documents/<id>": "/documents/{}", "GET /runs/<id>": P + "/runs/{}", "GET /runs/<id>/export.<fmt>": P + "/runs/{}/export.md",
-    "GET /sources/<id>": P + "/sources/{}", "GET /maps/<id>": P + "/maps/{}", "GET /maps/<id>/export.<fmt>": P + "/maps/{}/export.json",
+# route -> the path with {} where the fuzzed id goes, and the path with a real id (for its query parameters)
+EDGE_PATHS = {
+    "GET /documents/<id>": "/documents/{}", "GET /runs/<id>": P + "/runs/{}",
+    "GET /runs/<id>/export.<fmt>": P + "/runs/{}/export.md",
+    "GET /sources/<id>": P + "/sources/{}", "GET /maps/<id>": P + "/maps/{}",
+    "GET /maps/<id>/export.<fmt>": P + "/maps/{}/export.json",
     "GET /api/maps/<id>": API + "maps/{}", "GET /api/runs/<id>": API + "runs/{}", "GET /api/jobs/<id>": API + "jobs/{}",
     "ANY /api/<unknown>": API + "{}",
 }
 EDGE_ROUTES = [r for r in ROUTE_NAMES if r.startswith(("GET", "ANY"))]
 
 
-EDGE_BASES = {"GET /login": "/login", "GET /": "/", "GET /historian/": P + "/", "GET /ask": P + "/ask", "GET /runs": P + "/runs",
-              "GET /verify": P + "/verify", "GET /map": P + "/map", "GET /maps": P + "/maps", "GET /admin/reindex": P + "/admin/reindex",
+EDGE_BASES = {"GET /login": "/login", "GET /": "/", "GET /historian/": P + "/", "GET /ask": P + "/ask",
+              "GET /runs": P + "/runs", "GET /verify": P + "/verify", "GET /map": P + "/map",
+              "GET /maps": P + "/maps", "GET /admin/reindex": P + "/admin/reindex",
               "GET /api/runs": API + "runs", "GET /api/health": API + "health", "GET /api/config": API + "config",
               "GET /api/retrieve": API + "retrieve"}
 
@@ -542,8 +567,9 @@ def test_edge_values_in_every_path_and_query_parameter(env, route):
 
 
 def _question_text():
-    words = st.sampled_from(["What", "caused", "the", "war", "banks", "1893", "Lincoln", "cotton", "slavery", "?", "[1]",
-                             "[sotu-1861-abraham-lincoln]", "[" + ODD_DOC + "]", "[nope]", "yes", "no", "not", "never"])
+    words = st.sampled_from(["What", "caused", "the", "war", "banks", "1893", "Lincoln", "cotton", "slavery", "?",
+                             "[1]", "[sotu-1861-abraham-lincoln]", "[" + ODD_DOC + "]", "[nope]", "yes", "no", "not",
+                             "never"])
     return st.one_of(
         st.lists(words, min_size=1, max_size=12).map(" ".join),
         st.text(min_size=1, max_size=80).filter(str.strip),
@@ -557,7 +583,8 @@ def _question_text():
 def pipeline_requests(draw, env: Env, route: str):
     """A valid-shaped body (a non-empty string where the pipeline reads it) with fuzzed content, valid auth."""
     who = draw(st.sampled_from(["researcher", "admin", "token-researcher", "token-admin"]))
-    headers = {"Authorization": "Bearer " + ("tok-admin" if who == "token-admin" else "tok-r")} if who.startswith("token-") else {}
+    headers = ({"Authorization": "Bearer " + ("tok-admin" if who == "token-admin" else "tok-r")}
+               if who.startswith("token-") else {})
     token = env.csrf[who] if not who.startswith("token-") else None
     field = PIPELINE_FIELD[route]
     value = draw(_question_text())
@@ -579,7 +606,8 @@ def pipeline_requests(draw, env: Env, route: str):
     as_json = route.startswith("POST /api/") or (route.endswith("/stream") and draw(st.booleans()))
     if as_json:
         body = json.dumps(fields, ensure_ascii=draw(st.booleans())).encode()
-        headers["Content-Type"] = draw(st.sampled_from(["application/json", "text/plain", "application/json; charset=utf-8"]))
+        headers["Content-Type"] = draw(st.sampled_from(["application/json", "text/plain",
+                                                        "application/json; charset=utf-8"]))
     else:
         body = urlencode(list(fields.items()) + ([("csrf_token", token)] if token else [])).encode()
         headers["Content-Type"] = "application/x-www-form-urlencoded"
@@ -614,14 +642,15 @@ def test_reindex_api_with_valid_admin_csrf(env, data):
     admin = {"X-CSRFToken": env.csrf["admin"]}
     if not env.full_reindex_started:
         env.full_reindex_started = True
-        send(env, {"route": "POST /api/reindex (valid)", "who": "admin", "method": "POST", "path": API + "reindex", "query": "",
-                   "headers": {**admin, "Content-Type": "application/json"}, "body": b'{"full": true}', "csrf": "valid"})
+        send(env, {"route": "POST /api/reindex (valid)", "who": "admin", "method": "POST", "path": API + "reindex",
+                   "query": "", "headers": {**admin, "Content-Type": "application/json"}, "body": b'{"full": true}',
+                   "csrf": "valid"})
     ctype, body = data.draw(bodies(["full", "retry_failed"]), label="body")
     assume(not _starts_full_reindex("POST /api/reindex", body, ctype))
     headers = dict(admin, **({"Content-Type": ctype} if ctype else {}))
-    status, reply = send(env, {"route": "POST /api/reindex (valid)", "who": "admin", "method": "POST", "path": API + "reindex",
-                               "query": "", "headers": headers, "body": body, "csrf": "valid"})
+    status, reply = send(env, {"route": "POST /api/reindex (valid)", "who": "admin", "method": "POST",
+                               "path": API + "reindex", "query": "", "headers": headers, "body": body, "csrf": "valid"})
     if status == 202:
         job = json.loads(reply)["job_id"]
-        send(env, {"route": "GET /api/jobs/<id>", "who": "admin", "method": "GET", "path": API + "jobs/" + job, "query": "",
-                   "headers": {}, "body": b"", "csrf": "none"})
+        send(env, {"route": "GET /api/jobs/<id>", "who": "admin", "method": "GET", "path": API + "jobs/" + job,
+                   "query": "", "headers": {}, "body": b"", "csrf": "none"})

@@ -52,7 +52,8 @@ def test_list_three_causes_gives_three_cited_bullets(app):
 
 def test_a_known_source_is_cited_at_its_exact_offsets(app):
     with app.app_context():
-        out = ask("What did Grover Cleveland say about the repeal of the provision requiring the purchase of silver bullion?")
+        out = ask("What did Grover Cleveland say about the repeal of the provision requiring the purchase of "
+                  "silver bullion?")
         store = get_store()
         assert "sotu-1893-grover-cleveland" in [c["source_id"] for c in out["citations"]]
         for c in out["citations"]:
@@ -131,7 +132,8 @@ def test_a_failing_check_never_verifies(app):
         from historian_blueprint.settings import Caps
         from historian_blueprint.verify.service import collection_search, document_getter
 
-        result = verify_draft(WELL_CITED, get_document=document_getter(), search=collection_search(), caps=Caps(), checker=broken)
+        result = verify_draft(WELL_CITED, get_document=document_getter(), search=collection_search(), caps=Caps(),
+                              checker=broken)
         assert result.status == "human_review" and result.confidence < 0.6
         assert all(c.verdict == "unconfirmed" for c in result.claims)
         out = ask("List three causes of the depression", context=make_context(checker=broken))
@@ -146,9 +148,11 @@ def test_verify_and_ask_commands(app):
     data = json.loads(result.output)
     assert data["status"] in ("needs_revision", "human_review")
     outcomes = {c["verdict"]: c["outcome"] for c in data["claims"]}  # the plain words beside the machine verdict
-    assert outcomes.get("supported", "supported") == "supported" and outcomes.get("contradicted") == "contradicted by the source"
+    assert (outcomes.get("supported", "supported") == "supported"
+            and outcomes.get("contradicted") == "contradicted by the source")
     shown = runner.invoke(args=["historian", "verify", "--text", PLANTED])
-    assert shown.exit_code == 0 and "contradicted by the source: " in shown.output and "the source says " in shown.output
+    assert (shown.exit_code == 0 and "contradicted by the source: " in shown.output
+            and "the source says " in shown.output)
     assert " supported, " in shown.output.splitlines()[1] and "contradicted" in data["challenge"]["summary"]
     missing = runner.invoke(args=["historian", "verify", "--text", "Some claim here today.", "--source", "no-such-doc"])
     assert missing.exit_code == 1 and "no document with id no-such-doc" in missing.output
@@ -171,8 +175,10 @@ def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
                 "text": text, "start": 0, "end": len(text), "locator": "para 1", "score": 0.8}
 
     hits = [
-        hit("cleveland", "Grover Cleveland", "The banks of the country suffered heavy losses in the panic of that year."),
-        hit("hoover", "Herbert Hoover", "The banks of the country suffered heavy losses in the depression of that year."),
+        hit("cleveland", "Grover Cleveland",
+            "The banks of the country suffered heavy losses in the panic of that year."),
+        hit("hoover", "Herbert Hoover",
+            "The banks of the country suffered heavy losses in the depression of that year."),
     ]
     question = "What did he say about the banks?"
     history = [{"question": "What did Herbert Hoover say about the depression?", "answer": "..."}]
@@ -186,11 +192,14 @@ def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
 def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constraint(app):
     """The issue's false premise, on the same passage the previous test verifies."""
     with app.app_context():
-        out = ask("What did Grover Cleveland say on the moon about the repeal of the provision requiring the purchase of silver bullion?")
-        gone = ask("What did Harriet Tubman say about the repeal of the provision requiring the purchase of silver bullion?")
+        out = ask("What did Grover Cleveland say on the moon about the repeal of the provision requiring the purchase "
+                  "of silver bullion?")
+        gone = ask("What did Harriet Tubman say about the repeal of the provision requiring the purchase of "
+                   "silver bullion?")
     assert out["status"] != "verified"  # refused by the composer (no evidence found is on the moon) or flagged
     assert "on the moon" in json.dumps(out["verification"].get("premise"), ensure_ascii=False) + out["answer"]
-    assert gone["status"] != "verified" and "Harriet Tubman" in json.dumps(gone["verification"].get("premise")) + gone["answer"]
+    assert (gone["status"] != "verified"
+            and "Harriet Tubman" in json.dumps(gone["verification"].get("premise")) + gone["answer"])
 
 
 def test_a_sentence_that_matches_the_question_but_lacks_its_answer_reads_on_into_the_next():

@@ -9,7 +9,8 @@ from historian_blueprint.verify.grounding import check_claim
 
 MAGAZINES = SourceText(
     "k", "El Nuevo Cojo Ilustrado is an American online Spanish language magazine published from Los Angeles, "
-    "California.It began as an arts and opinion magazine about Venezuelan culture. Golf Magazine is a monthly golf magazine owned by Time Inc. It was started in April, 1959.",
+    "California.It began as an arts and opinion magazine about Venezuelan culture. Golf Magazine is a monthly golf "
+    "magazine owned by Time Inc. It was started in April, 1959.",
 )
 ELVIS = SourceText(
     "e", "Elvis Presley died at Graceland in 1977. His first RCA single became a number one hit in the United States. "
@@ -58,7 +59,8 @@ def test_a_question_for_a_specific_thing_is_refused_when_no_evidence_gives_it():
 
 def test_names_are_matched_as_whole_words():
     doc = SourceText("g", "Grant rested at the farmhouse while the fleet remained in the river for a week. "
-                          "Nothing else happened that spring. The roads were bad. General Lee wrote to Richmond in May.")
+                          "Nothing else happened that spring. The roads were bad. General Lee wrote to "
+                          "Richmond in May.")
     assert check_claim("Grant rested at the farmhouse with Lee.", [doc]).flagged  # "lee" is not in "fleet"
 
 
@@ -133,24 +135,33 @@ def test_a_failing_check_never_lets_a_bare_no_through():
 
 def test_rewordings_that_keep_the_meaning_pass():
     """Found in BEGIN's supported responses: each was flagged before."""
-    bowl = SourceText("g", 'Linguists say the portmanteau word "grue", which Nelson Goodman coined, comes from "green" and "blue".')
+    bowl = SourceText("g", 'Linguists say the portmanteau word "grue", which Nelson Goodman coined, comes from '
+                           '"green" and "blue".')
     # the words between two quotations are not a quotation
     assert not check_claim('The word " grue " comes from " green " and " blue " .', [bowl]).flagged
     deaf = SourceText("q", "Hubbard was a deaf quarterback, so the other team could not read his hand signals.")
-    assert not check_claim("Hubbard was a deaf quarterback, so the other team couldn't read his hand signals.", [deaf]).flagged
-    assert check_claim("Hubbard was a deaf quarterback, so the other team could read his hand signals.", [deaf]).verdict == "contradicted"
+    assert not check_claim("Hubbard was a deaf quarterback, so the other team couldn't read his hand signals.",
+                           [deaf]).flagged
+    assert check_claim("Hubbard was a deaf quarterback, so the other team could read his hand signals.",
+                       [deaf]).verdict == "contradicted"
     brady = SourceText("p", "He has been the Patriots' most indispensable player after quarterback Tom Brady.")
-    assert not check_claim("He's been the Patriots most indispensable player after quarterback Tom Brady.", [brady]).flagged
-    candy = SourceText("c", "Dylan's Candy Bar is a chain of candy shops currently located in New York City and East Hampton.")
-    assert not check_claim("Dylan 's Candy Bar is a chain of candy shops located in New York City and East Hampton.", [candy]).flagged
+    assert not check_claim("He's been the Patriots most indispensable player after quarterback Tom Brady.",
+                           [brady]).flagged
+    candy = SourceText("c", "Dylan's Candy Bar is a chain of candy shops currently located in New York City "
+                            "and East Hampton.")
+    assert not check_claim("Dylan 's Candy Bar is a chain of candy shops located in New York City and East Hampton.",
+                           [candy]).flagged
 
 
 def test_related_forms_dates_and_ordinals_match_but_names_stay_exact():
-    emmy = SourceText("m", "ESPN won an Emmy for the creation of the yellow line representing the first down line in 1998.")
-    assert not check_claim("ESPN won an Emmy for creating the yellow line that represents the first down line.", [emmy]).flagged
+    emmy = SourceText("m",
+                      "ESPN won an Emmy for the creation of the yellow line representing the first down line in 1998.")
+    assert not check_claim("ESPN won an Emmy for creating the yellow line that represents the first down line.",
+                           [emmy]).flagged
     bowl = SourceText("w", "In the 1960's top bowlers made twice as much as top football stars.")
     assert not check_claim("In the 1960s top bowlers made twice as much as top football stars.", [bowl]).flagged
-    phone = SourceText("i", "The iPhone 4 was first unveiled on June 7, 2010, at Apple's Worldwide Developers Conference.")
+    phone = SourceText("i",
+                       "The iPhone 4 was first unveiled on June 7, 2010, at Apple's Worldwide Developers Conference.")
     assert not check_claim("The iPhone 4 was first unveiled on June 7th 2010.", [phone]).flagged
     assert check_claim("The iPhone 4 was first unveiled on June 8th 2010.", [phone]).flagged
     carter = SourceText("c", "Christopher Carl Carter (born October 13, 1956) is an American television producer.")
@@ -188,18 +199,21 @@ def test_a_bare_no_needs_sources_that_contradict_what_was_asked():
 def test_review_cases_stay_flagged():
     """Each of these was called supported by an earlier version of the floor."""
     trial = SourceText("t", "The court found that Smith was not guilty of fraud and that Jones was guilty of theft.")
-    moved = check_claim("The court found that Smith was guilty of fraud and that Jones was not guilty of theft.", [trial])
+    moved = check_claim("The court found that Smith was guilty of fraud and that Jones was not guilty of theft.",
+                        [trial])
     assert moved.verdict == "contradicted"  # a "not" that moved to the other clause
     town = SourceText("w", "In 1916 the town recorded heavy infant losses. The police and the university met.")
     assert check_claim("In 1916 the town recorded heavy infantry losses.", [town]).flagged
     assert check_claim("The policy and the university met.", [town]).flagged
     assert check_claim("The police and the universe met.", [town]).flagged
-    tax = SourceText("x", "Taxation was a minor cause of the unrest. Churchill warned against war. The king had plenty of money.")
+    tax = SourceText("x", "Taxation was a minor cause of the unrest. Churchill warned against war. The king had "
+                          "plenty of money.")
     assert check_claim("Taxation was the main cause of the unrest.", [tax]).flagged
     assert check_claim("Churchill called for war.", [tax]).flagged
     assert check_claim("The king needed money.", [tax]).flagged
     guns = SourceText("g", 'The captain wrote that the guns were not often fired in anger before 1916.')
-    assert check_claim('Its 12" guns "were fired in anger before 1916," the captain wrote.', [guns]).verdict == "misquote"
+    assert (check_claim('Its 12" guns "were fired in anger before 1916," the captain wrote.', [guns]).verdict
+            == "misquote")
     bands = SourceText("s", "Nirvana was formed in Aberdeen, Washington. Pearl Jam formed in Seattle in 1990.")
     assert check_claim("Both Nirvana and Pearl Jam formed in Seattle.", [bands]).flagged
     assert check_claim("Nirvana and Pearl Jam both formed in Seattle.", [bands]).flagged
@@ -236,7 +250,8 @@ def test_second_review_cases():
     assert check_claim('The general wrote that "peace would come by 1865".', [letter]).verdict == "misquote"
     lawyers = SourceText("l", "Lincoln was a lawyer in Springfield. Douglas was a judge in Illinois.")
     assert check_claim("Both Lincoln and Douglas were lawyers; Douglas lost in 1860.", [lawyers]).flagged
-    battles = SourceText("b", "Gettysburg was fought in 1863, a year after Shiloh in 1862. Shiloh was fought in Tennessee.")
+    battles = SourceText("b",
+                         "Gettysburg was fought in 1863, a year after Shiloh in 1862. Shiloh was fought in Tennessee.")
     assert check_claim("In Pennsylvania, Gettysburg was fought before Shiloh.", [battles]).flagged
     assert check_claim("Gettysburg came before Shiloh.", [battles]).flagged  # the dates cannot settle it here
     war = SourceText("w", "Grant served in the Civil War (1861–1865) as a general.")
@@ -256,7 +271,8 @@ def test_a_word_of_how_often_borrowed_from_a_neighbouring_sentence_is_not_eviden
     from historian_blueprint.schema import Cited, SourceText
     from historian_blueprint.verify.grounding import verify_claim
 
-    text = ('He had a big lighthouse in his yard. It always meant freedom for a slave if he could get to this light.\n\n'
+    text = ('He had a big lighthouse in his yard. It always meant freedom for a slave if he could get to this '
+            'light.\n\n'
             '"Sometimes the Rankins family would have twenty or thirty slaves that had run away on their place at the '
             'time. It must have cost them a whole lot to keep them.')
     claim = ("Always the Rankins family would have twenty or thirty slaves that had run away on their place at the "

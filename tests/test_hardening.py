@@ -22,8 +22,8 @@ def client(tmp_path):
                           WTF_CSRF_ENABLED=False).test_client()
 
 
-@pytest.mark.parametrize("path", ["/historian/api/ask", "/historian/api/verify", "/historian/api/map", "/historian/ask/stream",
-                                  "/historian/map/stream"])
+@pytest.mark.parametrize("path", ["/historian/api/ask", "/historian/api/verify", "/historian/api/map",
+                                  "/historian/ask/stream", "/historian/map/stream"])
 def test_json_nested_a_thousand_levels_is_a_clear_400(client, path):
     for body in (DEEP, '{"question": ' + DEEP + "}"):
         response = client.post(path, data=body, content_type="application/json")
@@ -42,7 +42,8 @@ def test_a_question_of_the_wrong_type_is_refused_not_stringified(client, body, f
         assert get_store().runs.count_documents({}) == 0  # nothing was asked
 
 
-@pytest.mark.parametrize("body", [{"text": {"a": 1}}, {"text": ["x"]}, {"text": "x", "sources": "d1"}, {"text": "x", "sources": [1]}])
+@pytest.mark.parametrize("body", [{"text": {"a": 1}}, {"text": ["x"]}, {"text": "x", "sources": "d1"},
+                                  {"text": "x", "sources": [1]}])
 def test_a_draft_of_the_wrong_type_is_refused(client, body):
     response = client.post("/historian/api/verify", json=body)
     assert response.status_code == 400 and "error" in response.get_json()
@@ -51,7 +52,8 @@ def test_a_draft_of_the_wrong_type_is_refused(client, body):
 def test_a_body_that_is_not_utf8_or_too_large(client):
     bad = client.post("/historian/api/ask", data=b'{"question": "\xff\xfe"}', content_type="application/json")
     assert bad.status_code == 400 and "UTF-8" in bad.get_json()["error"]["message"]
-    big = client.post("/historian/api/verify", data=b'{"text": "' + b"a" * 5_000_000 + b'"}', content_type="application/json")
+    big = client.post("/historian/api/verify", data=b'{"text": "' + b"a" * 5_000_000 + b'"}',
+                      content_type="application/json")
     assert big.status_code == 413 and big.get_json()["error"]["code"] == "too_large"
 
 
@@ -72,12 +74,15 @@ def test_a_failure_inside_historian_is_json_without_a_traceback(client, monkeypa
     response = client.post("/historian/api/verify", json={"text": "The panic of 1893 closed banks."})
     assert response.status_code == 500
     error = response.get_json()["error"]
-    assert error["code"] == "internal_error" and "secret" not in error["message"] and "Traceback" not in response.get_data(as_text=True)
+    assert (error["code"] == "internal_error" and "secret" not in error["message"]
+            and "Traceback" not in response.get_data(as_text=True))
 
 
-@pytest.mark.parametrize("body, status", [("[1]", 400), ('"x"', 400), ('{"full": "false"}', 400), ('{"retry_failed": 1}', 400),
-                                          (b"\xff\xfe", 400)])
-def test_reindex_refuses_bodies_that_are_not_an_object_of_booleans(small_demo, body, status):  # noqa: F811 - small_demo is the imported fixture
+@pytest.mark.parametrize("body, status", [("[1]", 400), ('"x"', 400), ('{"full": "false"}', 400),
+                                          ('{"retry_failed": 1}', 400), (b"\xff\xfe", 400)])
+def test_reindex_refuses_bodies_that_are_not_an_object_of_booleans(
+    small_demo, body, status,  # noqa: F811 - small_demo is the imported fixture
+):
     admin = login(small_demo.test_client(), "root", "root-pw")
     response = admin.post("/historian/api/reindex", data=body, content_type="application/json",
                           headers={"X-CSRFToken": _token(admin)})
@@ -104,18 +109,21 @@ def test_exports_carry_text_not_markup_only_http_urls_and_one_charset(tmp_path):
     app = make_plain_app(tmp_path, [{"_id": "d1", "title": f"Pamphlet {EVIL}", "author": "Anon [x](javascript:a)",
                                      "url": "javascript:alert(4)", "content": "The panic of 1893 closed banks."}],
                          WTF_CSRF_ENABLED=False)
-    citation = {"id": 1, "source_id": "d1", "title": f"Pamphlet {EVIL}", "author": "Anon", "year": 1893, "locator": "para 1",
+    citation = {"id": 1, "source_id": "d1", "title": f"Pamphlet {EVIL}", "author": "Anon", "year": 1893,
+                "locator": "para 1",
                 "text": "The panic of 1893 closed banks.", "start": 0, "end": 31, "url": "javascript:alert(5)"}
     output = {"answer": f"Banks closed [1]. {EVIL}", "bullets": [f"Banks closed [1] {EVIL}"], "citations": [citation],
-              "confidence": 0.9, "status": "verified", "claims": [{"id": 1, "text": EVIL, "verdict": "supported", "type": None}],
+              "confidence": 0.9, "status": "verified",
+              "claims": [{"id": 1, "text": EVIL, "verdict": "supported", "type": None}],
               "verification": {"judge": {"summary": EVIL}}, "metadata": {"run_id": "r1", "engine": "embedded"}}
     with app.app_context():
-        get_store().runs.insert_one({"_id": "r1", "kind": "ask", "user_id": "anonymous", "question": EVIL, "output": output,
-                                     "created_at": 0})
+        get_store().runs.insert_one({"_id": "r1", "kind": "ask", "user_id": "anonymous", "question": EVIL,
+                                     "output": output, "created_at": 0})
     client = app.test_client()
     md = client.get("/historian/runs/r1/export.md")
     text = md.get_data(as_text=True)
-    assert not re.search(r"(?<!\\)<(?:script|img)", text) and not re.search(r"(?<!\\)\]\(javascript:", text)  # only escaped
+    # only escaped
+    assert not re.search(r"(?<!\\)<(?:script|img)", text) and not re.search(r"(?<!\\)\]\(javascript:", text)
     assert "\\<script\\>" in text and "Banks closed [1]" in text  # shown as text; the citation marker kept
     assert md.headers["Content-Type"].count("charset") == 1
     bib = client.get("/historian/runs/r1/export.bib")
@@ -127,12 +135,13 @@ def test_a_newline_in_metadata_cannot_split_a_bibliography_entry(tmp_path):
     app = make_plain_app(tmp_path, [{"_id": "d2", "title": "Dam report\n# Injected heading\n\nAnon. “Fake.” 1700.",
                                      "author": "Smith,\nJohn", "content": "The dam failed in May."}],
                          WTF_CSRF_ENABLED=False)
-    output = {"answer": "It failed [1].", "citations": [{"id": 1, "source_id": "d2", "title": "x", "start": 0, "end": 22,
+    output = {"answer": "It failed [1].",
+              "citations": [{"id": 1, "source_id": "d2", "title": "x", "start": 0, "end": 22,
                                                           "text": "The dam failed in May."}],
               "confidence": 0.9, "status": "verified", "claims": [], "metadata": {"run_id": "r2"}}
     with app.app_context():
-        get_store().runs.insert_one({"_id": "r2", "kind": "ask", "user_id": "anonymous", "question": "q", "output": output,
-                                     "created_at": 0})
+        get_store().runs.insert_one({"_id": "r2", "kind": "ask", "user_id": "anonymous", "question": "q",
+                                     "output": output, "created_at": 0})
     client = app.test_client()
     chicago = client.get("/historian/runs/r2/export.chicago.txt").get_data(as_text=True)
     entry = chicago.split("Bibliography\n\n")[1]

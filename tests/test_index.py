@@ -46,7 +46,8 @@ def test_full_build_then_noop_then_one_change(indexed):
         assert gen.current_generation(get_store())["generation"] == 2
         store = get_store()
         doc = store.documents.find_one({"_id": "sotu-1860-james-buchanan"})
-        store.documents.update_one({"_id": doc["_id"]}, {"$set": {"content": doc["content"] + " The Pacific railroad bill passed."}})
+        store.documents.update_one({"_id": doc["_id"]},
+                                   {"$set": {"content": doc["content"] + " The Pacific railroad bill passed."}})
         chunks_of_doc = len([h for h in service.get_index().rows.source_ids if h == doc["_id"]])
     changed = run_reindex(app)
     assert changed["counts"]["changed"] == 1 and changed["counts"]["unchanged"] == 11
@@ -79,7 +80,8 @@ def test_hits_point_at_the_exact_text_of_the_document(indexed):
 
 def test_filters_on_collection_and_years(indexed):
     with indexed.app_context():
-        hits = service.retrieve("the war and the government", top_k=20, filters=Filters(collection="State of the Union Addresses"))
+        hits = service.retrieve("the war and the government", top_k=20,
+                                filters=Filters(collection="State of the Union Addresses"))
         assert hits and {h.collection for h in hits} == {"State of the Union Addresses"}
         hits = service.retrieve("the war and the government", top_k=20, filters=Filters(year_from=1900, year_to=1920))
         assert hits and all(1900 <= h.year <= 1920 for h in hits)
@@ -90,7 +92,8 @@ def test_other_processes_notice_a_new_generation(indexed):
     with indexed.app_context():
         other = IndexHolder(service.index_dir(), check_every_s=0)  # as another worker process would
         assert other.get(get_store()).number == 2
-        get_store().documents.insert_one({"_id": "new-doc", "title": "Wire dispatch", "content": "A new dispatch about the canal."})
+        get_store().documents.insert_one({"_id": "new-doc", "title": "Wire dispatch",
+                                          "content": "A new dispatch about the canal."})
     run_reindex(indexed)
     with indexed.app_context():
         assert other.get(get_store()).number == 3
@@ -102,7 +105,8 @@ def test_other_processes_notice_a_new_generation(indexed):
 
 def test_a_model_mismatch_asks_for_a_reindex(indexed):
     with indexed.app_context():
-        manifest_path = gen.generation_dir(service.index_dir(), gen.current_generation(get_store())["generation"]) / "manifest.json"
+        manifest_path = gen.generation_dir(service.index_dir(),
+                                           gen.current_generation(get_store())["generation"]) / "manifest.json"
         manifest = json.loads(manifest_path.read_text())
         manifest["model"] = {"name": "other-model", "dimension": 768}
         manifest_path.write_text(json.dumps(manifest))
@@ -224,7 +228,8 @@ def test_killed_reindex_leaves_the_old_generation_serving(tmp_path):
 def test_builder_records_encode_time_and_counts(tmp_path):
     app = make_plain_app(tmp_path, small_docs(per_file=1))
     with app.app_context():
-        result = reindex(get_store(), service.index_dir(), IndexSettings.of(get_settings(app)), embedder=service.embedder())
+        result = reindex(get_store(), service.index_dir(), IndexSettings.of(get_settings(app)),
+                         embedder=service.embedder())
     assert result.counts["chunks"] == result.counts["embedded_chunks"] > 0
     assert 0 < result.timings["encode_s"] <= result.timings["total_s"]
     assert get_services(app).data_dir.joinpath("index", f"gen-{result.generation:06d}", "faiss.index").exists()
@@ -275,11 +280,13 @@ class Fragile:
 def test_an_interrupted_build_resumes_from_its_checkpoint(tmp_path):
     app = make_plain_app(tmp_path, small_docs(), HISTORIAN_INDEX_BATCH_SIZE=1)  # blocks of 16 chunks
     with app.app_context():
-        store, settings, inner, where = get_store(), IndexSettings.of(get_settings(app)), service.embedder(), service.index_dir()
+        store, settings, inner, where = (get_store(), IndexSettings.of(get_settings(app)), service.embedder(),
+                                         service.index_dir())
         dying = Fragile(inner, blocks=2)
         with pytest.raises(Dies):
             reindex(store, where, settings, embedder=dying)
-        assert gen.current_generation(store)["dense"] is False and dying.texts == 32  # words only serve, no half vectors
+        # words only serve, no half vectors
+        assert gen.current_generation(store)["dense"] is False and dying.texts == 32
         again = Fragile(inner)
         resumed = reindex(store, where, settings, embedder=again)
         assert resumed.counts["resumed_chunks"] == 32
@@ -299,7 +306,8 @@ def test_a_checkpoint_is_never_used_by_another_model(tmp_path):
     """Two models in folders of the same name: the second may not resume from the first one's vectors."""
     app = make_plain_app(tmp_path, small_docs(), HISTORIAN_INDEX_BATCH_SIZE=1)
     with app.app_context():
-        store, settings, inner, where = get_store(), IndexSettings.of(get_settings(app)), service.embedder(), service.index_dir()
+        store, settings, inner, where = (get_store(), IndexSettings.of(get_settings(app)), service.embedder(),
+                                         service.index_dir())
         first, second = tmp_path / "a" / "model", tmp_path / "b" / "model"
         for folder, weights in ((first, b"one"), (second, b"two, longer")):
             folder.mkdir(parents=True)
@@ -357,4 +365,5 @@ def test_a_first_build_serves_by_words_while_its_vectors_are_made(tmp_path):
         assert any(h.dense > 0 for h in service.retrieve("cotton plantation", top_k=5))
         # a build after a words-only generation (a first build that died) embeds everything
         manifest = gen.read_manifest(gen.generation_dir(service.index_dir(), record["generation"]))
-        assert manifest["dense"] is False and not (gen.generation_dir(service.index_dir(), record["generation"]) / "vectors.npy").exists()
+        assert (manifest["dense"] is False
+                and not (gen.generation_dir(service.index_dir(), record["generation"]) / "vectors.npy").exists())

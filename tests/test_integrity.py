@@ -48,7 +48,8 @@ def built(tmp_path_factory):
             get_store().documents.insert_many([dict(d) for d in docs])
         assert _build(app)["state"] == "succeeded"
         with app.app_context():
-            get_store().documents.update_one({"_id": docs[0]["_id"]}, {"$set": {"content": docs[0]["content"] + " Amended."}})
+            get_store().documents.update_one({"_id": docs[0]["_id"]},
+                                             {"$set": {"content": docs[0]["content"] + " Amended."}})
         assert _build(app)["state"] == "succeeded"
         with app.app_context():
             get_state_close(app)
@@ -311,9 +312,11 @@ def test_an_unreadable_file_or_an_odd_manifest_is_damage_not_a_failure(home, mon
         return original(path)
 
     monkeypatch.setattr(gen, "digest", failing)
-    assert [(d.file, d.problem) for d in gen.check(directory, full=True)] == [("vectors.npy", "cannot be read (OSError)")]
+    assert ([(d.file, d.problem) for d in gen.check(directory, full=True)]
+            == [("vectors.npy", "cannot be read (OSError)")])
     monkeypatch.setattr(gen, "digest", original)
-    (directory / "manifest.json").write_text(json.dumps({**manifest, "files": {**manifest["files"], "chunks.jsonl": 123}}))
+    (directory / "manifest.json").write_text(json.dumps({**manifest,
+                                                         "files": {**manifest["files"], "chunks.jsonl": 123}}))
     assert [d.file for d in gen.check(directory, full=True)] == ["manifest.json"]
     app = _app(home)
     client = login(app.test_client(), "alice", "alice-pw")

@@ -147,8 +147,10 @@ def test_robust_parser_and_budget():
     assert extract_json('Answer: {"a": {"b": "}"}} and then {"c": 1}') == {"a": {"b": "}"}}
     with pytest.raises(ParseError):
         extract_json("no braces here")
-    history, evidence, dropped = fit(100, ["old turn " * 50, "new turn " * 50], ["e1 " * 100, "e2 " * 100, "e3 " * 100], 400)
-    assert evidence == ["e1 " * 100] and history == ["new turn " * 50] and dropped == 3  # evidence tail first, then history
+    history, evidence, dropped = fit(100, ["old turn " * 50, "new turn " * 50],
+                                     ["e1 " * 100, "e2 " * 100, "e3 " * 100], 400)
+    # evidence tail first, then history
+    assert evidence == ["e1 " * 100] and history == ["new turn " * 50] and dropped == 3
 
 
 def test_a_failed_composer_falls_back_to_the_extractive_answer_unverified(app):
@@ -185,7 +187,8 @@ def test_offline_revision_replaces_failed_prose_with_the_findings_that_remain():
 
     cites = [Citation(id=n, source_id="d", title="t", author=None, year=None, locator="para 1", text=f"fact {n}",
                       start=0, end=6) for n in (1, 2, 3)]
-    draft = Answer(answer="The first fact is here [1]. Something unsupported was said.", bullets=[f"fact {n} [{n}]" for n in (1, 2, 3)],
+    draft = Answer(answer="The first fact is here [1]. Something unsupported was said.",
+                   bullets=[f"fact {n} [{n}]" for n in (1, 2, 3)],
                    citations=cites, claims=["fact 1", "fact 2", "fact 3"])
     revised = offline.revise(draft, {4})
     assert "unsupported" not in revised.answer and revised.answer.startswith("After verification, 3 findings remain")

@@ -94,7 +94,8 @@ def test_a_429_is_retried_after_the_servers_retry_after(app, server):
      ({"Retry-After": "Thu, 01 Jan 1970 00:00:00 GMT"}, 0.0), ({"Retry-After": "soon"}, None), ({}, None)],
 )
 def test_retry_after_is_read_from_the_429(headers, seconds):
-    response = httpx.Response(429, headers=headers, request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+    response = httpx.Response(429, headers=headers,
+                              request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
     assert retry_after(openai.RateLimitError("rate limited", response=response, body=None)) == seconds
 
 

@@ -33,7 +33,8 @@ def llm_app(tmp_path, server, monkeypatch, **env):
 def test_historian_ask_end_to_end_over_http(tmp_path, server, monkeypatch):
     app = llm_app(tmp_path, server, monkeypatch)
     run_reindex(app)
-    result = app.test_cli_runner().invoke(args=["historian", "ask", "List three causes of the depression", "--output", "json", "--quiet"])
+    result = app.test_cli_runner().invoke(args=["historian", "ask", "List three causes of the depression",
+                                                "--output", "json", "--quiet"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["status"] == "verified" and len(out["citations"]) == 3
@@ -53,7 +54,8 @@ def test_other_structured_output_modes_work_over_http(tmp_path, server, monkeypa
     app = llm_app(tmp_path, server, monkeypatch, HISTORIAN_LLM_STRUCTURED_OUTPUT=mode)
     run_reindex(app)
     before = len(server.requests)
-    result = app.test_cli_runner().invoke(args=["historian", "ask", "List three causes of the depression", "--output", "json", "--quiet"])
+    result = app.test_cli_runner().invoke(args=["historian", "ask", "List three causes of the depression",
+                                                "--output", "json", "--quiet"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["status"] == "verified"
     formats = [r.get("response_format") for r in server.requests[before:]]

@@ -43,7 +43,8 @@ def composing(claim: str, quote: str):
         honest = json.loads(faithful_responder("composer", [{"content": prompt}]))["findings"][:2]
         hoover = re.search(rf"^(E\d+) \([^\n]*; {HOOVER}\):", prompt, re.M).group(1)
         findings = honest + [{"claim": claim, "evidence_id": hoover, "quote": quote}]
-        return json.dumps({"answer": " ".join(f"{f['claim']} [{f['evidence_id']}]" for f in findings), "findings": findings})
+        return json.dumps({"answer": " ".join(f"{f['claim']} [{f['evidence_id']}]" for f in findings),
+                           "findings": findings})
 
     return reply
 
@@ -111,7 +112,8 @@ def test_a_judge_that_quotes_the_carrying_words_confirms_the_claim(app):
     assert all(c["verdict"] == "supported" for c in out["claims"])
     assert out["status"] == "verified", out["verification"]["judge"]
     assert out["verification"]["challenge"]["unsupported_claims"] == []
-    assert f"claim {claim['id']} confirmed by the judge's quote from {HOOVER}" in out["verification"]["judge"]["summary"]
+    assert (f"claim {claim['id']} confirmed by the judge's quote from {HOOVER}"
+            in out["verification"]["judge"]["summary"])
     first = models["judge"].calls[0]
     assert "verbatim" in first[0].content and '"confirmations"' in first[0].content  # the task and its JSON shape
     assert f"Claim {claim['id']}: {SHALL}" in first[-1].content and "Floor verdict: unconfirmed" in first[-1].content
@@ -156,8 +158,10 @@ def test_only_an_exact_quote_of_a_sentence_or_two_is_checked(app):
     doc = document(app, HOOVER)
     at = doc.text.index(SHALL)
     claim = ClaimVerdict(id=1, text=SHALL, verdict="unconfirmed", type="unverified_detail", severity="medium",
-                         confidence=0.4, support=0.9, reason="the cited passage does not say 'shall'", cited_source_ids=[HOOVER],
-                         evidence=EvidenceSpan(source_id=HOOVER, start=at - 200, end=at + 200, text=doc.text[at - 200:at + 200]))
+                         confidence=0.4, support=0.9, reason="the cited passage does not say 'shall'",
+                         cited_source_ids=[HOOVER],
+                         evidence=EvidenceSpan(source_id=HOOVER, start=at - 200, end=at + 200,
+                                               text=doc.text[at - 200:at + 200]))
     nearly = SHALL.replace("recommendations", "recommendation")  # ≥ 90% alike: the composer's fuzzy anchor takes it
     page = doc.text[at - MAX_CONFIRMING_QUOTE:at + len(SHALL)]
     assert anchor(doc, nearly, at - 200, at + 200)[2] == "fuzzy"

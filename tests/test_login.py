@@ -61,7 +61,9 @@ def _throttle_app(tmp_path, monkeypatch, **config):
     return create_app({"DEMO_HOME": str(tmp_path / "home"), "DEMO_LOAD_CORPUS": False, **config}), clock
 
 
-def test_five_wrong_passwords_lock_the_user_where_they_were_guessed_then_the_window_frees_it(tmp_path, demo_users, monkeypatch):
+def test_five_wrong_passwords_lock_the_user_where_they_were_guessed_then_the_window_frees_it(
+    tmp_path, demo_users, monkeypatch,
+):
     from historian_blueprint.demo import login as throttle
 
     clock = [1_000_000.0]
@@ -275,7 +277,8 @@ def test_parallel_guesses_all_count(tmp_path, demo_users):
     codes = []
 
     def guess(client, token):
-        codes.append(client.post("/login", data={"username": "alice", "password": "guess", "csrf_token": token}).status_code)
+        codes.append(client.post("/login",
+                                 data={"username": "alice", "password": "guess", "csrf_token": token}).status_code)
 
     threads = [threading.Thread(target=guess, args=pair) for pair in zip(clients, tokens)]
     for t in threads:
@@ -358,7 +361,8 @@ def test_in_a_hosts_own_layout_the_policy_only_reports_until_the_host_sets_one(t
 def test_a_host_sets_its_own_policy_or_none(tmp_path, demo_users):
     own = create_app({"DEMO_HOME": str(tmp_path / "a"), "DEMO_LOAD_CORPUS": False,
                       "HISTORIAN_SECURITY_CSP": "default-src 'self' 'unsafe-inline'"})
-    assert own.test_client().get("/historian/api/health").headers["Content-Security-Policy"] == "default-src 'self' 'unsafe-inline'"
+    assert (own.test_client().get("/historian/api/health").headers["Content-Security-Policy"]
+            == "default-src 'self' 'unsafe-inline'")
     off = create_app({"DEMO_HOME": str(tmp_path / "b"), "DEMO_LOAD_CORPUS": False, "HISTORIAN_SECURITY_HEADERS": False})
     assert "Content-Security-Policy" not in off.test_client().get("/historian/api/health").headers
 

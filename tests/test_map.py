@@ -24,7 +24,8 @@ TOPICS = json.loads((DATA / "map_topics.json").read_text(encoding="utf-8"))["top
 
 
 def map_docs() -> list[dict]:
-    return [json.loads(line) for line in (DATA / "map_corpus.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in (DATA / "map_corpus.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,8 @@ def test_no_conflict_between_statements_that_agree_or_across_topics(maps):
         for c in out[topic["topic"]][0]["conflicts"]:
             sides = map_corpora.sides(c)
             assert all(s <= docs for s in sides), (topic["topic"], c)  # never a side from another topic's documents
-            assert any(map_corpora.found(p, [c]) for p in topic["conflicts"]), ("a conflict nobody planted", c["point"], sides)
+            assert any(map_corpora.found(p, [c])
+                       for p in topic["conflicts"]), ("a conflict nobody planted", c["point"], sides)
         for a, b, _why in topic["agreements"]:  # "about 300" / "some three hundred": never opposed
             for c in out[topic["topic"]][0]["conflicts"]:
                 sides = map_corpora.sides(c)
@@ -64,7 +66,8 @@ def test_each_consensus_fact_is_found_with_at_least_three_of_its_sources(maps):
     _, out = maps
     for topic in TOPICS:
         for fact in topic["consensus"]:
-            best = max((set(c["sources"]) & set(fact["sources"]) for c in out[topic["topic"]][0]["consensus"]), key=len, default=set())
+            best = max((set(c["sources"]) & set(fact["sources"]) for c in out[topic["topic"]][0]["consensus"]),
+                       key=len, default=set())
             assert len(best) >= 3, (topic["topic"], fact["fact"], out[topic["topic"]][0]["consensus"])
 
 
@@ -107,7 +110,8 @@ def test_credibility_separates_a_party_to_the_events(maps):
     assert club["factors"]["interested_party"]["value"] == 0.0
     assert club["credibility"] < sources["johnstown-relief-report-1890"]["credibility"]
     chicago = {s["source_id"]: s for s in out["the Great Chicago Fire of 1871"][0]["sources"]}
-    assert chicago["chicago-memoir-1911"]["factors"]["distance"]["value"] < chicago["chicago-marshal-report-1871"]["factors"]["distance"]["value"]
+    assert (chicago["chicago-memoir-1911"]["factors"]["distance"]["value"]
+            < chicago["chicago-marshal-report-1871"]["factors"]["distance"]["value"])
 
 
 def test_the_map_is_stored_as_a_run_of_its_own_kind(maps):
@@ -122,15 +126,18 @@ def test_the_map_is_stored_as_a_run_of_its_own_kind(maps):
 def test_names_merge_without_honorifics_and_statements_are_exact_spans():
     assert name_key("Mrs. O'Leary's") == name_key("O'Leary") == "o'leary"
     assert name_key("General Philip Sheridan") == "philip sheridan"
-    text = "The fire was not started by Mrs. O'Leary's cow; the barn of the O'Learys burned first. Nearly one thousand persons perished."
+    text = ("The fire was not started by Mrs. O'Leary's cow; the barn of the O'Learys burned first. Nearly one "
+            "thousand persons perished.")
     reading = read_passages("d", text, [(0, len(text))])
-    assert [s.text for s in reading.statements][:2] == ["The fire was not started by Mrs. O'Leary's cow", "the barn of the O'Learys burned first."]
+    assert [s.text for s in reading.statements][:2] == ["The fire was not started by Mrs. O'Leary's cow",
+                                                        "the barn of the O'Learys burned first."]
     assert all(text[s.start:s.end] == s.text for s in reading.statements)
     deaths = [f for s in reading.statements for f in s.figures]
     assert [(f.quantity.value, f.key) for f in deaths] == [(1000.0, "deaths")]
 
 
-FUNCTION_WORDS = frozenset("a an the of to in on at by for from with and or but not no who whom whose what which how many much that this".split())
+FUNCTION_WORDS = frozenset("a an the of to in on at by for from with and or but not no who whom whose what which how "
+                           "many much that this".split())
 
 
 def readable(query: str, claim: str) -> list[str]:
@@ -159,7 +166,8 @@ def test_counter_queries_are_short_searches_naming_what_they_test():
                      skeleton="It is commonly said that a spark from the mill started the fire.",
                      terms=("spark", "mill", "fire"))
     asked: set[str] = set()
-    first = counter_queries("the great fire at Carrowby in 1874", [("contested", toll), ("single source", said)], asked, 1)
+    first = counter_queries("the great fire at Carrowby in 1874",
+                            [("contested", toll), ("single source", said)], asked, 1)
     queries = [q["query"] for q in first]
     assert "great fire at Carrowby in 1874 death toll disputed" in queries
     assert "great fire at Carrowby in 1874 spark mill denied" in queries

@@ -32,7 +32,8 @@ def mapper_reply(prompt: str) -> str:
     text = passage_of(prompt)
     names = list(dict.fromkeys(re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+", text)))[:6]
     sentences = [s for s in re.split(r"(?<=\.)\s+", text) if len(s) > 30][:2]
-    relations = [{"subject": s.split()[1], "relation": "states", "object": s.split()[-1].rstrip("."), "quote": s} for s in sentences]
+    relations = [{"subject": s.split()[1], "relation": "states", "object": s.split()[-1].rstrip("."), "quote": s}
+                 for s in sentences]
     relations.append({"subject": "club", "relation": "paid", "object": "families", "quote": INVENTED})
     entities = [{"name": n, "type": "person"} for n in names] + [{"name": "Atlantis Harbour", "type": "place"}]
     return json.dumps({"entities": entities, "relations": relations})
@@ -48,7 +49,8 @@ def app(tmp_path_factory):
 def scripted_map(app, script):
     models = fx.scripted_roles(mapper=script)
     with app.app_context():
-        client = LLMClient(LLMSettings.of(get_settings(app)).with_(backoff=0.0), factory=fx.factory(models), sleep=lambda s: None)
+        client = LLMClient(LLMSettings.of(get_settings(app)).with_(backoff=0.0), factory=fx.factory(models),
+                           sleep=lambda s: None)
         return map_topic(TOPIC, context=make_map_context(client)), models["mapper"]
 
 
@@ -85,8 +87,9 @@ def test_the_mapper_over_http_against_the_local_test_server(tmp_path, monkeypatc
         return mapper_reply(str(messages[-1]["content"])) if role == "mapper" else "{}"
 
     with OpenAICompatibleServer(responder, models=("test-model",), api_key="sk-test") as server:
-        for key, value in {"HISTORIAN_ENGINE": "llm", "HISTORIAN_LLM_BASE_URL": server.url, "HISTORIAN_LLM_MODEL": "test-model",
-                           "HISTORIAN_LLM_API_KEY": "sk-test", "HISTORIAN_LLM_MAX_RETRIES": "0"}.items():
+        for key, value in {"HISTORIAN_ENGINE": "llm", "HISTORIAN_LLM_BASE_URL": server.url,
+                           "HISTORIAN_LLM_MODEL": "test-model", "HISTORIAN_LLM_API_KEY": "sk-test",
+                           "HISTORIAN_LLM_MAX_RETRIES": "0"}.items():
             monkeypatch.setenv(key, value)
         app = make_plain_app(tmp_path, map_docs())
         run_reindex(app)

@@ -22,7 +22,8 @@ def figures(text: str):
 def test_bounds_are_read_as_bounds_not_figures():
     (toll,) = figures("According to the best information, no fewer than forty-one persons were killed.")
     assert (toll.quantity.value, toll.bound) == (41.0, "min")
-    (lost,) = [f for f in figures("Upwards of two hundred and forty men and boys never came up out of that pit alive.") if f.kind == "count"]
+    (lost,) = [f for f in figures("Upwards of two hundred and forty men and boys never came up out of that pit alive.")
+               if f.kind == "count"]
     assert (lost.quantity.value, lost.bound) == (240.0, "min")
     assert not agree(lost, figures("The number of the dead was found at the inquest to be 178.")[0])
 
@@ -35,7 +36,8 @@ def test_a_hedged_figure_is_good_to_a_tenth_not_to_its_last_digit():
 
 
 def test_a_day_of_the_month_is_a_date_whatever_the_parser_says():
-    days = [f for f in figures("The explosion took place on the morning of the 17th of March last.") if f.kind == "date"]
+    days = [f for f in figures("The explosion took place on the morning of the 17th of March last.")
+            if f.kind == "date"]
     assert [(f.quantity.value, f.month) for f in days] == [(17.0, "march")]
 
 
@@ -45,7 +47,8 @@ def doc(year: int, text: str):
 
 def test_sources_are_kept_to_the_events_year():
     assert event_year("the Ravensdyke explosion of 1868", []) == 1868
-    assert event_year("the explosion", [doc(1868, "in 1868"), doc(1868, "the pit"), doc(1916, "in March, 1868")]) == 1868
+    assert event_year("the explosion",
+                      [doc(1868, "in 1868"), doc(1868, "the pit"), doc(1916, "in March, 1868")]) == 1868
     assert event_year("the tariff", [doc(1890, "in 1890"), doc(1902, "x"), doc(1910, "y")]) is None
     assert not about_event(doc(1867, "The old bridge was carried away."), 1868)  # written before the event
     assert about_event(doc(1869, "The inquest closed."), 1868)
@@ -80,22 +83,32 @@ def edges(*texts: str):
 
 
 def test_two_days_for_one_happening_conflict_but_a_dateline_or_a_modifiers_day_does_not():
-    assert [(f.quantity.value, f.month) for f in figures("They died on the night of the seventeenth day of November, 1883.") if not f.quantity.year] == [(17.0, "november")]
-    assert ("date", "s0", "s1") in edges("The levee gave way at four o'clock on the morning of the 19th of April, flooding the lower town.",
-                                         "It was on the Sunday night, the 23rd of April, that the levee broke and the water came into the lower town.")
-    dated = statements("MAYSVILLE, Ky., April 14. — The packet blew up at the landing on the morning of the 13th of April.")
+    assert ([(f.quantity.value, f.month)
+             for f in figures("They died on the night of the seventeenth day of November, 1883.")
+             if not f.quantity.year] == [(17.0, "november")])
+    assert ("date", "s0", "s1") in edges("The levee gave way at four o'clock on the morning of the 19th of April, "
+                                         "flooding the lower town.",
+                                         "It was on the Sunday night, the 23rd of April, that the levee broke and the "
+                                         "water came into the lower town.")
+    dated = statements("MAYSVILLE, Ky., April 14. — The packet blew up at the landing on the morning of "
+                       "the 13th of April.")
     assert [f.quantity.value for s in dated for f in event_days(s)] == [13.0]  # the 14th is the day of writing
-    (committee,) = statements("Your special committee, appointed on the 7th of July last, beg leave to report upon the fall of the bridge.")
+    (committee,) = statements("Your special committee, appointed on the 7th of July last, beg leave to report upon the "
+                              "fall of the bridge.")
     assert event_days(committee) == []  # the day the committee was appointed dates no part of the fall
 
 
 def test_a_correction_of_who_did_it_is_an_attribution_conflict():
     reader = statements("It was Col. Whitcomb and not Dunleavy that started No. 14 out of Tillotson.",
-                        "The survivors were taken off the wreck by the ferry-boat of Mr. Lemuel Haddon, the proprietor of the landing.",
-                        "it was the crew of the Cumberland Belle, coming down a little after, who took us off the wreck.")
+                        "The survivors were taken off the wreck by the ferry-boat of Mr. Lemuel Haddon, the proprietor "
+                        "of the landing.",
+                        "it was the crew of the Cumberland Belle, coming down a little after, who took "
+                        "us off the wreck.")
     assert [s.agent for s in reader] == ["whitcomb", "lemuel haddon", "cumberland belle"]
-    assert ("attribution", "s0", "s1") in edges("The survivors were taken off the wreck by the ferry-boat of Mr. Lemuel Haddon, the proprietor of the landing.",
-                                                "It was the crew of the Cumberland Belle, coming down a little after, who took us off the wreck.")
+    assert ("attribution", "s0", "s1") in edges("The survivors were taken off the wreck by the ferry-boat of Mr. "
+                                                "Lemuel Haddon, the proprietor of the landing.",
+                                                "It was the crew of the Cumberland Belle, coming down a little after, "
+                                                "who took us off the wreck.")
     # the same act done by the same man is no conflict
     assert not edges("The survivors were taken off the wreck by Mr. Lemuel Haddon in his ferry-boat.",
                      "It was old Haddon, in his ferry, who took the survivors off the wreck.")
@@ -106,9 +119,11 @@ def test_debris_and_plain_negations_of_official_prose_are_not_conflicts():
     assert debris and not any(is_prose(s) for s in debris)
     assert is_prose(statements("It was the night of the 9th of October, 1866, when she struck.")[0])
     # a plain negation on the same subject is not a denial of the other's statement ...
-    assert not edges("The evil anticipations which have accompanied the coinage and use of the silver dollar have not been realized.",
-                     "The total amount of standard silver dollars coined at the mints of the United States since the passage of the act "
-                     "of February 28, 1878, is $421,776,408, of which $378,166,793 were coined under the provisions of that act.")
+    assert not edges("The evil anticipations which have accompanied the coinage and use of the silver dollar have not "
+                     "been realized.",
+                     "The total amount of standard silver dollars coined at the mints of the United States since the "
+                     "passage of the act of February 28, 1878, is $421,776,408, of which $378,166,793 were coined "
+                     "under the provisions of that act.")
     # ... a denial of an account is
     assert ("assertion", "s0", "s1") in edges(
         "It is commonly said that a spark from the engine of the evening freight set fire to the shavings at the mill.",

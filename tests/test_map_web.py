@@ -32,7 +32,8 @@ def test_api_map_answers_the_contract_and_every_span_is_exact(client):
     response = client.post("/historian/api/map", json={"topic": TOPIC})
     assert response.status_code == 200, response.data[:300]
     out = response.get_json()
-    assert {"topic", "entities", "relations", "conflicts", "consensus", "counter_queries", "sources", "report", "metadata"} <= set(out)
+    assert {"topic", "entities", "relations", "conflicts", "consensus", "counter_queries", "sources", "report",
+            "metadata"} <= set(out)
     content = {d["_id"]: d["content"] for d in map_docs()}
     for side in (s for c in out["conflicts"] for s in c["sides"]):
         for cit in side["citations"]:
@@ -58,18 +59,21 @@ def test_map_page_streams_progress_then_the_permalink_draws_the_map(client):
     html = client.get(url).get_data(as_text=True)
     assert 'data-testid="map-graph"' in html and html.count('data-testid="conflict"') >= 2
     assert 'data-testid="consensus"' in html and "cytoscape-3.34.4.min.js" in html
-    side = re.search(r'data-testid="conflict-side">.*?<a class="h-cite" data-testid="map-citation" href="([^"]+)"', html, re.S)
+    side = re.search(r'data-testid="conflict-side">.*?<a class="h-cite" data-testid="map-citation" href="([^"]+)"',
+                     html, re.S)
     source = client.get(side.group(1).replace("&amp;", "&")).get_data(as_text=True)
     assert 'id="h-mark-first"' in source  # the cited span, highlighted
     graph = client.get(url.replace(url, url + "/export.json?graph=1")).get_json()
-    assert graph["nodes"] and graph["edges"] and all(e["href"].startswith("/historian/sources/") for e in graph["edges"])
+    assert graph["nodes"] and graph["edges"] and all(e["href"].startswith("/historian/sources/")
+                                                     for e in graph["edges"])
     assert any(n["type"] == "conflict" for n in graph["nodes"])
 
 
 def test_exports_history_delete_and_owner_only(client, home):
     run_id = client.post("/historian/map", data={"topic": TOPIC}).headers["Location"].rsplit("/", 1)[1]
     md = client.get(f"/historian/maps/{run_id}/export.md")
-    assert md.mimetype == "text/markdown" and md.get_data(as_text=True).startswith("# Knowledge map: the Johnstown Flood")
+    assert (md.mimetype == "text/markdown"
+            and md.get_data(as_text=True).startswith("# Knowledge map: the Johnstown Flood"))
     assert client.get(f"/historian/maps/{run_id}/export.json").get_json()["topic"] == TOPIC
     assert client.get(f"/historian/maps/{run_id}/export.pdf").status_code == 404
     assert run_id in client.get("/historian/maps").get_data(as_text=True)

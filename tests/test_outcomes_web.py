@@ -15,9 +15,11 @@ from tests.test_index import run_reindex
 
 WILSON = "sotu-1919-woodrow-wilson"
 # verbatim; the same address's loan figure changed ($9,000,000,000 in the source); an invented consequence
-SUPPORTED = f"The causes of this unrest, while various and complicated, are superficial rather than deep-seated [{WILSON}]."
-CONTRADICTED = (f"On the other hand, she has purchased a large proportion of the American securities previously held abroad, "
-                f"has loaned some $4,000,000,000 to foreign governments, and has built her own ships [{WILSON}].")
+SUPPORTED = ("The causes of this unrest, while various and complicated, are superficial rather than "
+             f"deep-seated [{WILSON}].")
+CONTRADICTED = ("On the other hand, she has purchased a large proportion of the American securities previously held "
+                "abroad, has loaned some $4,000,000,000 to foreign governments, and has built her own ships "
+                f"[{WILSON}].")
 UNCONFIRMED = f"Wilson's warning persuaded the Senate to ratify the treaty within a week [{WILSON}]."
 DRAFT = " ".join((SUPPORTED, CONTRADICTED, UNCONFIRMED))
 SHOWN = [  # (group, label, what the span is), in the draft's order
@@ -71,7 +73,8 @@ def test_check_a_draft_shows_three_outcomes_as_three_different_things(client):
         assert row["source"].startswith("Woodrow Wilson") and WILSON not in row["source"]  # named as cited, not by id
     assert "$9,000,000,000" in shown[1]["quote"] and "$4,000,000,000" not in shown[1]["quote"]
     assert "Claims: 1 supported, 1 not confirmed, 1 contradicted" in page
-    assert "p(supported)" not in page and "<style" not in page and " style=" not in page  # the CSP allows no inline style
+    # the CSP allows no inline style
+    assert "p(supported)" not in page and "<style" not in page and " style=" not in page
 
 
 def test_each_outcome_has_its_own_style_and_a_contradiction_is_red():
@@ -83,7 +86,8 @@ def test_each_outcome_has_its_own_style_and_a_contradiction_is_red():
 
 
 def test_a_run_stored_as_unsupported_reads_not_confirmed_on_its_page_and_in_its_report(client):
-    run_id = client.post("/historian/api/ask", json={"question": "List three causes of the depression"}).json["metadata"]["run_id"]
+    run_id = client.post("/historian/api/ask",
+                         json={"question": "List three causes of the depression"}).json["metadata"]["run_id"]
     with client.application.app_context():
         out = get_store().runs.find_one({"_id": run_id})["output"]
         assert len(out["claims"]) >= 2 and all(c["verdict"] == "supported" for c in out["claims"])
@@ -101,4 +105,5 @@ def test_a_run_stored_as_unsupported_reads_not_confirmed_on_its_page_and_in_its_
     row = next(line for line in md.splitlines() if line.startswith(f"| {out['claims'][0]['id']} |"))
     assert "| not confirmed: read the source |" in row and "closest passage (read it): “" in row
     assert "unsupported" not in md
-    assert client.get(f"/historian/runs/{run_id}/export.json").json["claims"][0]["verdict"] == "unsupported"  # as stored
+    # as stored
+    assert client.get(f"/historian/runs/{run_id}/export.json").json["claims"][0]["verdict"] == "unsupported"

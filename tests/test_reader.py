@@ -41,7 +41,8 @@ def test_the_shipped_reader_reads_entailment_contradiction_and_answers():
     assert e1 > 0.5 > c1 and c2 > 0.5 > e2
     asked = "Why was the old canal closed?"
     p = reader.answers(asked, ["The committee met in Albany to discuss the old canal on the fourth of March.",
-                               "It was closed because the cost of repairing its locks had grown beyond what the state could pay."])
+                               "It was closed because the cost of repairing its locks had grown beyond what the "
+                               "state could pay."])
     assert p[1] > p[0]
     assert reader.digest == json.loads((R.READER_DIR / "meta.json").read_text())["model_sha256"]
 
@@ -59,13 +60,15 @@ def test_a_claim_in_other_words_is_supported_by_the_reader_above_its_cut(cuts):
 
 def test_a_name_or_figure_the_passage_lacks_is_never_said_in_other_words(cuts):
     cuts(entails=0.0)  # whatever the model says
-    for claim in ("The members in Buffalo decided to shut the old canal.", "The 40 members decided to shut the old canal.",
+    for claim in ("The members in Buffalo decided to shut the old canal.",
+                  "The 40 members decided to shut the old canal.",
                   "In his 1850 report, Harrison said that the members decided to shut the old canal.",
                   "The members twice decided to shut the old canal."):
         result = verify_claim(claim, [doc()], [Cited("canal-report", 0, len(PASSAGE))])
         assert result.verdict != "supported" and result.decided_by != "reader", claim
     assert R.names_held("Free speech came first.", "He named free speech first.", "the free man; free speech")
-    assert not R.names_held("Roosevelt named it.", "He named it.")  # a first word is a name unless written in lower case
+    # a first word is a name unless written in lower case
+    assert not R.names_held("Roosevelt named it.", "He named it.")
     assert not R.names_held("Grant ordered the attack.", "Sherman ordered it.", "to grant a pardon. General Grant said")
     assert not R.names_held("Andrew Jackson won.", "Andrew Johnson won at Jackson, Mississippi.")
     assert not R.figures_held("He came in the 1850s.", "He came in the 1860s.")
@@ -94,7 +97,8 @@ def test_a_bare_no_is_not_made_right_by_the_reader(cuts):
 
 def test_the_reader_contradicts_above_its_own_cut_and_shows_the_span(cuts):
     cuts(entails=1.000001, contradicts=0.5)
-    result = verify_claim("The members refused to close the old canal.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    result = verify_claim("The members refused to close the old canal.", [doc()],
+                          [Cited("canal-report", 0, len(PASSAGE))])
     assert result.verdict == "contradicted" and result.decided_by == "reader"
     assert result.evidence is not None and "says otherwise" in result.reason
     cuts(entails=1.000001, contradicts=0.5)  # a claim about someone the passage does not name is not contradicted by it
@@ -109,7 +113,8 @@ def test_without_fitted_cuts_for_this_model_the_reader_decides_nothing(monkeypat
     meta = json.loads((R.READER_DIR / "meta.json").read_text())
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     cuts = tmp_path / "thresholds.json"
-    good = {"entails": 0.9, "contradicts": 0.95, "model_sha256": meta["model_sha256"], "combiner_sha256": R.combiner_digest()}
+    good = {"entails": 0.9, "contradicts": 0.95, "model_sha256": meta["model_sha256"],
+            "combiner_sha256": R.combiner_digest()}
     cuts.write_text(json.dumps(good))
     assert R._read_thresholds(cuts) is not None
     for bad in ({"model_sha256": "another"}, {"model_sha256": None}, {"combiner_sha256": "another"},
@@ -135,7 +140,8 @@ def test_a_reader_that_cannot_be_loaded_is_named_and_the_rules_decide(monkeypatc
     sentence = PASSAGE.split(". ")[1]
     result = verify_claim(sentence, [doc()], [Cited("canal-report", 0, len(PASSAGE))])
     assert result.verdict == "supported" and result.decided_by == "support"  # the rules carry a verbatim claim
-    unread = verify_claim("The members decided to shut the old canal.", [doc()], [Cited("canal-report", 0, len(PASSAGE))])
+    unread = verify_claim("The members decided to shut the old canal.", [doc()],
+                          [Cited("canal-report", 0, len(PASSAGE))])
     assert unread.verdict == "unconfirmed" and unread.decided_by != "reader"
     assert any(c.name == "reader" and not c.ok and "unavailable" in c.detail for c in unread.checks)
 
@@ -167,8 +173,8 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
 
 
 def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
-    """``historian_lab.fitting.fit.fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's cap (the rules' own
-    false "supported" count against it), p(contradicts) may not contradict a true claim."""
+    """``historian_lab.fitting.fit.fit_cuts`` on rows of two files: p(entails) may not add a false claim past a file's
+    cap (the rules' own false "supported" count against it), p(contradicts) may not contradict a true claim."""
     from types import SimpleNamespace as Row
 
     def row(supported: bool, entails: float, contradicts: float = 0.0, verdict: str = "unconfirmed") -> Row:
@@ -177,7 +183,8 @@ def test_the_cuts_are_the_lowest_that_keep_every_file_within_its_caps():
             "reader_names_held": 1.0, "reader_window_clear": 1.0})
 
     wice = [row(True, 0.97), row(True, 0.95), row(False, 0.96)] + [row(False, 0.1) for _ in range(39)]
-    begin = [row(True, 0.99), row(True, 0.3, 0.97)] + [row(False, 0.2, 0.99) for _ in range(40)] + [row(False, 0.1) for _ in range(20)]
+    begin = ([row(True, 0.99), row(True, 0.3, 0.97)] + [row(False, 0.2, 0.99) for _ in range(40)]
+             + [row(False, 0.1) for _ in range(20)])
     from historian_lab.fitting.fit import fit_cuts, wilson_low
 
     cuts = fit_cuts([("wice_dev", r) for r in wice] + [("begin_dev", r) for r in begin])

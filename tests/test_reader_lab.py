@@ -32,7 +32,8 @@ PAIRS = [
 
 def _data(folder: Path) -> Path:
     folder.mkdir(parents=True)
-    rows = [{"id": f"toy-{n}", "task": t, "a": a, "b": b, "label": label, **({"unit": "sentence"} if t == "answer" else {})}
+    rows = [{"id": f"toy-{n}", "task": t, "a": a, "b": b, "label": label,
+             **({"unit": "sentence"} if t == "answer" else {})}
             for n, (t, a, b, label) in enumerate(PAIRS * 4)]
     with gzip.open(folder / "train.jsonl.gz", "wt", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
@@ -96,7 +97,8 @@ def test_swapped_details_put_another_name_or_figure_of_the_passage_in_place_and_
                "The National Basketball Association fined the club in 1997; 75 were hurt and 200 watched.")
     pair = {"id": "fever_nli-9", "task": "nli", "a": passage, "label": "entails", "source": "fever_nli", "group": "g9",
             "b": "Kenneth Edmonds produced Soul Food; 75 were hurt."}
-    made = swaps.swapped([pair, {**pair, "id": "x", "source": "selqa"}, {**pair, "id": "y", "label": "neither"}], "held")
+    made = swaps.swapped([pair, {**pair, "id": "x", "source": "selqa"}, {**pair, "id": "y", "label": "neither"}],
+                         "held")
     assert {m["source"] for m in made} == {"swap_names", "swap_figures"} and all(m["split"] == "held" for m in made)
     name = next(m for m in made if m["source"] == "swap_names")
     assert name["label"] == "neither" and name["b"] != pair["b"] and name["group"] == "g9"

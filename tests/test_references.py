@@ -19,10 +19,12 @@ LONG_CLAIM = ("The President said that the repeal of the purchasing clause of th
               "of the session and the surest way back to confidence")
 
 DOCS = [
-    {"_id": "sotu-1893", "title": "Annual Message to Congress (1893)", "author": "Grover Cleveland", "date": "1893-12-04",
+    {"_id": "sotu-1893", "title": "Annual Message to Congress (1893)", "author": "Grover Cleveland",
+     "date": "1893-12-04",
      "year": 1893, "collection": "State of the Union Addresses", "doc_type": "presidential address",
      "content": "The repeal was urged. " + LONG_CLAIM + ".", "url": "https://example.org/sotu/1893"},
-    {"_id": "wpa-adams", "title": "Interview with Rachel Adams, Georgia", "author": "Federal Writers' Project, Works Progress Administration",
+    {"_id": "wpa-adams", "title": "Interview with Rachel Adams, Georgia",
+     "author": "Federal Writers' Project, Works Progress Administration",
      "date": "1936-1938", "year": 1937, "collection": "Slave Narratives", "doc_type": "oral history interview",
      "interviewee": "Rachel Adams", "content": "Us was free when the Yankees come through."},
     {"_id": "news-1916", "title": "The Sun & Herald: 100% {special} edition #3", "author": None, "date": "1916-01-01",
@@ -40,14 +42,18 @@ def citation(n, doc, text, locator):
 @pytest.fixture()
 def client(tmp_path):
     app = make_plain_app(tmp_path, DOCS, WTF_CSRF_ENABLED=False)
-    citations = [citation(1, DOCS[0], LONG_CLAIM, "sentence 2"), citation(2, DOCS[1], "Us was free when the Yankees come through.", "para 1"),
-                 citation(3, DOCS[2], "Ancona sunk; the dead number 200.", "para 1"), citation(4, DOCS[0], "The repeal was urged.", "sentence 1")]
+    citations = [citation(1, DOCS[0], LONG_CLAIM, "sentence 2"),
+                 citation(2, DOCS[1], "Us was free when the Yankees come through.", "para 1"),
+                 citation(3, DOCS[2], "Ancona sunk; the dead number 200.", "para 1"),
+                 citation(4, DOCS[0], "The repeal was urged.", "sentence 1")]
     claims = [{"id": n, "text": c["text"], "verdict": "supported", "type": None, "severity": "none", "confidence": 0.9,
-               "support": 1.0, "reason": "quoted", "evidence": {"source_id": c["source_id"], "start": c["start"], "end": c["end"],
-                                                              "text": c["text"], "locator": c["locator"]}}
+               "support": 1.0, "reason": "quoted",
+               "evidence": {"source_id": c["source_id"], "start": c["start"], "end": c["end"],
+                            "text": c["text"], "locator": c["locator"]}}
               for n, c in enumerate(citations, start=1)]
-    output = {"answer": "The repeal was urged [1].", "bullets": [], "citations": citations, "confidence": 0.9, "status": "verified",
-              "claims": claims, "verification": {"judge": {"summary": "fine", "base": 0.9, "confidence": 0.9, "status": "verified"}},
+    output = {"answer": "The repeal was urged [1].", "bullets": [], "citations": citations, "confidence": 0.9,
+              "status": "verified", "claims": claims,
+              "verification": {"judge": {"summary": "fine", "base": 0.9, "confidence": 0.9, "status": "verified"}},
               "metadata": {"run_id": "run-abcdef123456", "engine": "embedded", "refusal": False}}
     with app.app_context():
         get_store().runs.insert_one({"_id": "run-abcdef123456", "kind": "ask", "user_id": "anonymous",
@@ -66,15 +72,19 @@ def test_bibtex_parses_as_one_misc_entry_per_source_with_its_fields(client):
     library = bibtexparser.parse_string(response.get_data(as_text=True))
     assert not library.failed_blocks
     entries = {e["title"].strip("{}"): e for e in library.entries}
-    assert len(library.entries) == 3 and all(e.entry_type == "misc" for e in library.entries)  # one per source, not per citation
+    # one per source, not per citation
+    assert len(library.entries) == 3 and all(e.entry_type == "misc" for e in library.entries)
     cleveland = entries["Annual Message to Congress (1893)"]
-    assert cleveland["author"] == "Grover Cleveland" and cleveland["date"] == "1893-12-04" and cleveland["year"] == "1893"
+    assert (cleveland["author"] == "Grover Cleveland" and cleveland["date"] == "1893-12-04"
+            and cleveland["year"] == "1893")
     assert cleveland["url"] == "https://example.org/sotu/1893" and "sentence 2" in cleveland["note"]
     interview = entries["Interview with Rachel Adams, Georgia"]
-    assert interview["author"] == "{Federal Writers' Project, Works Progress Administration}"  # a body, not "Administration, F."
+    # a body, not "Administration, F."
+    assert interview["author"] == "{Federal Writers' Project, Works Progress Administration}"
     assert "Interview with Rachel Adams" in interview["note"]
     paper = next(e for e in library.entries if "Sun" in e["title"])
-    assert r"\&" in paper["title"] and r"\%" in paper["title"] and r"\{special\}" in paper["title"]  # TeX specials escaped
+    # TeX specials escaped
+    assert r"\&" in paper["title"] and r"\%" in paper["title"] and r"\{special\}" in paper["title"]
     assert response.headers["Content-Disposition"].endswith('.bib"')
 
 
@@ -84,7 +94,8 @@ def test_csl_json_is_valid_against_the_csl_schema(client):
     by_title = {i["title"]: i for i in items}
     cleveland = by_title["Annual Message to Congress (1893)"]
     assert cleveland["type"] == "speech" and cleveland["author"] == [{"family": "Cleveland", "given": "Grover"}]
-    assert cleveland["issued"] == {"date-parts": [[1893, 12, 4]]} and cleveland["URL"] == "https://example.org/sotu/1893"
+    assert (cleveland["issued"] == {"date-parts": [[1893, 12, 4]]}
+            and cleveland["URL"] == "https://example.org/sotu/1893")
     interview = by_title["Interview with Rachel Adams, Georgia"]
     assert interview["type"] == "interview" and interview["author"] == [{"family": "Adams", "given": "Rachel"}]
     assert interview["interviewer"] == [{"literal": "Federal Writers' Project, Works Progress Administration"}]
@@ -98,20 +109,24 @@ def test_ris_reads_back_field_for_field(client):
     assert len(records) == 3
     cleveland = next(r for r in records if r["title"] == "Annual Message to Congress (1893)")
     assert cleveland["type_of_reference"] == "GEN" and cleveland["authors"] == ["Cleveland, Grover"]
-    assert cleveland["year"] == "1893" and cleveland["date"] == "1893/12/04" and cleveland["urls"] == ["https://example.org/sotu/1893"]
+    assert (cleveland["year"] == "1893" and cleveland["date"] == "1893/12/04"
+            and cleveland["urls"] == ["https://example.org/sotu/1893"])
     paper = next(r for r in records if "Sun" in r["title"])
-    assert paper["title"] == DOCS[2]["title"] and paper["type_of_reference"] == "NEWS" and paper["place_published"] == "New York, N.Y."
+    assert (paper["title"] == DOCS[2]["title"] and paper["type_of_reference"] == "NEWS"
+            and paper["place_published"] == "New York, N.Y.")
     assert rispy.loads(rispy.dumps(records)) == records  # what it reads, it writes back the same
 
 
 def test_chicago_gives_a_note_per_citation_and_a_bibliography(client):
     text = export(client, "chicago.txt").get_data(as_text=True)
     notes, bibliography = text.split("Bibliography")
-    assert "1. Grover Cleveland, “Annual Message to Congress (1893),” December 4, 1893, State of the Union Addresses, sentence 2." in notes
+    assert ("1. Grover Cleveland, “Annual Message to Congress (1893),” December 4, 1893, State of the Union "
+            "Addresses, sentence 2." in notes)
     assert "4. Cleveland, “Annual Message to Congress,” sentence 1." in notes  # a later note is short
     assert "interview with Rachel Adams" in notes
     assert "Cleveland, Grover. “Annual Message to Congress (1893).” December 4, 1893." in bibliography
-    assert "Federal Writers' Project, Works Progress Administration. “Interview with Rachel Adams, Georgia.”" in bibliography
+    assert ("Federal Writers' Project, Works Progress Administration. “Interview with Rachel Adams, Georgia.”"
+            in bibliography)
 
 
 def test_markdown_report_has_every_claim_whole_and_no_internal_ids(client):
@@ -141,7 +156,8 @@ def test_each_format_escapes_a_hostile_value_its_own_way():
     assert r"title = {{a\textbraceright{}b \{c\} \textbackslash{}input\{x\} @misc\textbraceleft{}y,}}" in bib
     assert "url = {https://example.org/w%7Db%7B;x}" in bib and bib.count("\n@") == 0
     assert "UR  - https://example.org/w%7Db%7B%3Bx\n" in ris([ref]) and "\nAU  - =Smith, J. ER - TY\n" in ris([ref])
-    assert "\n'=Smith, J. ER - TY. “a}b {c} \\input{x} @misc{y,.” 1893." in chicago([ref], [{"id": 1, "source_id": "d1"}])
+    assert ("\n'=Smith, J. ER - TY. “a}b {c} \\input{x} @misc{y,.” 1893."
+            in chicago([ref], [{"id": 1, "source_id": "d1"}]))
     output = {"answer": "- not a list", "bullets": [], "citations": [], "confidence": 0.5, "status": "flagged",
               "claims": []}
     md = to_markdown(output, references=["= 1+1"])

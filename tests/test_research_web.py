@@ -22,7 +22,8 @@ def home(tmp_path_factory):
     path = tmp_path_factory.mktemp("web")
     docs = corpus_docs() + [{
         "_id": "evil-1", "title": f"Pamphlet {EVIL}", "author": "Anon <b>bold</b>", "date": "1890-05-01",
-        "content": f"The depression of the nineties was caused by {EVIL} speculation in silver and by the collapse of railroads.",
+        "content": f"The depression of the nineties was caused by {EVIL} speculation in silver and by the "
+                   "collapse of railroads.",
     }]
     app = make_plain_app(path, docs, WTF_CSRF_ENABLED=False)
     run_reindex(app)
@@ -93,7 +94,8 @@ def test_history_search_follow_up_and_delete(client):
     follow = ask(client, "And what did he propose about banks?", parent=first)
     run = client.get(f"/historian/api/runs/{follow}").json
     assert run["parent_id"] == first and run["thread_id"] == first
-    assert any("hoover" in q.lower() for q in run["output"]["metadata"]["sub_queries"][1:])  # the thread informs the plan
+    # the thread informs the plan
+    assert any("hoover" in q.lower() for q in run["output"]["metadata"]["sub_queries"][1:])
     page = client.get(f"/historian/runs/{follow}").get_data(as_text=True)
     assert "What did Hoover say about the causes" in page  # the thread is shown
     listing = client.get("/historian/runs?q=banks").get_data(as_text=True)
@@ -111,13 +113,16 @@ def test_exports(client):
     bib = client.get(f"/historian/runs/{run_id}/export.bib").get_data(as_text=True)
     assert re.search(r"^@misc\{hoover1931\w+,$", bib, re.M) and "author = {Herbert Hoover}" in bib, bib
     chicago = client.get(f"/historian/runs/{run_id}/export.chicago.txt").get_data(as_text=True)
-    assert re.search(r"^Hoover, Herbert\. “.+\.” .+ Historian collection, sotu-1931-herbert-hoover\.$", chicago, re.M), chicago
+    assert re.search(r"^Hoover, Herbert\. “.+\.” .+ Historian collection, sotu-1931-herbert-hoover\.$", chicago,
+                     re.M), chicago
 
 
 def test_check_a_draft_page_and_api(client):
-    page = client.post("/historian/verify", data={"text": "The President abolished every tax in 1931 [sotu-1931-herbert-hoover]."})
+    page = client.post("/historian/verify",
+                       data={"text": "The President abolished every tax in 1931 [sotu-1931-herbert-hoover]."})
     assert page.status_code == 200 and 'class="h-outcome-unconfirmed"' in page.get_data(as_text=True)
-    api = client.post("/historian/api/verify", json={"text": "Hoover abolished every tax.", "sources": ["sotu-1931-herbert-hoover"]})
+    api = client.post("/historian/api/verify",
+                      json={"text": "Hoover abolished every tax.", "sources": ["sotu-1931-herbert-hoover"]})
     assert api.status_code == 200 and api.json["status"] != "verified" and api.json["claims"]
     bad = client.post("/historian/api/verify", json={"text": ""})
     assert bad.status_code == 400 and bad.json["error"]["code"] == "bad_request"
@@ -176,7 +181,8 @@ def test_history_is_paged_fifty_at_a_time(tmp_path):
                 "created_at": 1_700_000_000 + n, "thread_id": f"run-{n:02d}",
                 "output": {"status": "verified", "confidence": 0.9},
             })
-        history.record_run(get_store(), {"_id": "theirs", "kind": "ask", "user_id": "someone-else", "question": "Theirs",
+        history.record_run(get_store(),
+                           {"_id": "theirs", "kind": "ask", "user_id": "someone-else", "question": "Theirs",
                                      "created_at": 1_800_000_000, "output": {"status": "verified", "confidence": 0.9}})
     first = client.get("/historian/runs").get_data(as_text=True)
     assert first.count('data-testid="run-row"') == 50 and "page 1 of 2 (55 questions)" in first
@@ -205,7 +211,8 @@ def test_check_a_bare_yes_or_no_against_its_question(client):
     wrong = client.post("/historian/api/verify", json={"text": "yes", "question": "What caused the depression?"})
     assert wrong.status_code == 400 and "yes/no question" in wrong.json["error"]["message"]
     assert client.post("/historian/api/verify", json={"text": "yes", "question": 5}).status_code == 400
-    page = client.post("/historian/verify", data={"text": "Yes", "sources": "evil-1", "question": asked}).get_data(as_text=True)
+    page = client.post("/historian/verify",
+                       data={"text": "Yes", "sources": "evil-1", "question": asked}).get_data(as_text=True)
     assert 'data-testid="status"' in page and asked in page  # the form keeps the question
 
 
@@ -231,7 +238,8 @@ def test_search_filters_limit_every_citation_and_the_page_says_so(client):
     assert out["metadata"]["filters"] == {"author": "Hoover", "year_from": 1925, "year_to": 1935}
     assert out["citations"] and {c["source_id"] for c in out["citations"]} == {"sotu-1931-herbert-hoover"}
     page = client.get(f"/historian/runs/{out['metadata']['run_id']}").get_data(as_text=True)
-    assert 'data-testid="filters"' in page and "whose author or title names “Hoover”" in page and "from 1925 to 1935" in page
+    assert ('data-testid="filters"' in page and "whose author or title names “Hoover”" in page
+            and "from 1925 to 1935" in page)
     # the form carries them, and a follow-up starts with the same filters
     form = client.get(f"/historian/ask?parent={out['metadata']['run_id']}").get_data(as_text=True)
     assert 'name="author"' in form and 'value="Hoover"' in form and 'name="collection"' in form
@@ -266,7 +274,8 @@ def test_a_source_without_paragraphs_is_read_in_blocks_named_by_the_sentence_num
     from historian_blueprint.text.spans import Layout
     from historian_blueprint.web.reading import highlighted
 
-    text = " ".join(f"In the year past the {n}th measure of this long address was laid before you." for n in range(1, 40))
+    text = " ".join(f"In the year past the {n}th measure of this long address was laid before you."
+                    for n in range(1, 40))
     start = text.find("the 8th measure")
     end = text.find(".", start) + 1
     pieces = highlighted(text, [(1, start, end)])
@@ -292,8 +301,10 @@ def test_each_finding_can_be_read_in_its_context(client):
 
 
 def test_a_comparison_is_answered_side_by_side_and_never_called_verified(client):
-    out = client.post("/historian/api/ask", json={"question": "Compare what Cleveland and Hoover said about the banks."}).json
-    assert out["shape"]["kind"] == "comparison" and [s["label"] for s in out["shape"]["sides"]] == ["Cleveland", "Hoover"]
+    out = client.post("/historian/api/ask",
+                      json={"question": "Compare what Cleveland and Hoover said about the banks."}).json
+    assert (out["shape"]["kind"] == "comparison"
+            and [s["label"] for s in out["shape"]["sides"]] == ["Cleveland", "Hoover"])
     by_id = {c["id"]: c for c in out["citations"]}
     for side, author in zip(out["shape"]["sides"], ("Grover Cleveland", "Herbert Hoover")):
         assert side["found"] and all(by_id[n]["author"] == author for n in side["citations"])  # each side its own
@@ -306,7 +317,8 @@ def test_a_comparison_is_answered_side_by_side_and_never_called_verified(client)
 def test_a_block_that_starts_inside_a_highlight_is_named_on_it():
     from historian_blueprint.web.reading import highlighted
 
-    text = " ".join(f"In the year past the {n}th measure of this long address was laid before you." for n in range(1, 40))
+    text = " ".join(f"In the year past the {n}th measure of this long address was laid before you."
+                    for n in range(1, 40))
     start = text.find("the 6th measure")  # a highlight from sentence 6 into sentence 8: block 7-12 starts inside it
     end = text.find(".", text.find("the 8th measure")) + 1
     pieces = highlighted(text, [(1, start, end)])

@@ -58,7 +58,8 @@ def test_a_rule_added_as_documented_runs(monkeypatch):
     source = doc("The railroad company laid track across the western plains in 1869. A zebra was seen.")
     result = check_claim("A zebra was seen.", [source])
     assert result.verdict == "contradicted" and result.decided_by == "zebra"
-    assert check_claim("The railroad company laid track across the western plains in 1869.", [source]).verdict == "supported"
+    assert (check_claim("The railroad company laid track across the western plains in 1869.", [source]).verdict
+            == "supported")
 
 
 # ----------------------------------------------------------------------------- support
@@ -66,7 +67,8 @@ def test_assertion_fires_on_a_question_and_not_on_a_quoted_one():
     source = doc('Lincoln asked "who will sign it?" and then signed the proclamation.')
     fired = support.assertion(context("Did Lincoln sign the proclamation?", source))
     assert fired.verdict == "unconfirmed" and fired.checks[0].name == "assertion"
-    assert support.assertion(context('Lincoln asked "who will sign it?" and then signed the proclamation.', source)) is None
+    assert support.assertion(context('Lincoln asked "who will sign it?" and then signed the proclamation.',
+                                     source)) is None
 
 
 def test_evidence_fires_when_no_sentence_shares_a_word_and_not_when_one_does():
@@ -81,7 +83,8 @@ def test_coverage_fires_when_the_evidence_lacks_most_words_and_not_for_a_related
     source = doc("The commission created a new board of arbitration for the railroads in 1888.")
     fired = support.coverage(context("The governor vetoed a strike settlement for the miners.", source))
     assert fired.verdict == "unconfirmed" and fired.checks[0].name == "coverage"
-    near = support.coverage(context("The commission's creation of a new board of arbitration for the railroads.", source))
+    near = support.coverage(context("The commission's creation of a new board of arbitration for the railroads.",
+                                    source))
     assert near.verdict is None and near.checks[0].ok  # "creation" is a related form of "created"
 
 
@@ -141,12 +144,14 @@ def test_names_fires_on_a_name_the_evidence_lacks_and_not_on_the_voice_of_a_firs
     fired = details.names(context(claim, source))
     assert fired.verdict == "unconfirmed" and "Grant" in fired.reason
     message = doc("I recommend that the railroad company lay track across the western plains.", title="Annual Message")
-    near = details.names(context("The President recommended that the railroad company lay track across the western plains.", message))
+    near = details.names(context("The President recommended that the railroad company lay track across the "
+                                 "western plains.", message))
     assert near.verdict is None
 
 
 def test_names_together_fires_on_names_the_source_keeps_apart_and_not_on_names_in_neighbouring_sentences():
-    apart = doc("Lincoln spoke at Springfield in June. " + "The crops were poor that year. " * 4 + "Douglas spoke at Chicago.")
+    apart = doc("Lincoln spoke at Springfield in June. " + "The crops were poor that year. " * 4
+                + "Douglas spoke at Chicago.")
     fired = details.names_together(context("Lincoln spoke with Douglas at Springfield.", apart))
     assert fired.verdict == "unconfirmed" and "together" in fired.reason
     near = doc("Lincoln spoke at Springfield in June. Douglas answered him there.")
@@ -158,9 +163,11 @@ def test_negation_fires_on_an_added_not_and_not_on_a_reworded_one():
     source = doc("The committee approved the railroad bill in March.")
     fired = polarity.negation(context("The committee had not approved the railroad bill in March.", source))
     assert fired.verdict == "contradicted" and "adds 'not'" in fired.reason
-    assert decided_by("The committee had not approved the railroad bill in March.", source) == ("contradicted", "negation")
+    assert (decided_by("The committee had not approved the railroad bill in March.", source)
+            == ("contradicted", "negation"))
     worded = doc("The committee did not approve the railroad bill in March.")
-    assert polarity.negation(context("The committee didn't approve the railroad bill in March.", worded)).verdict is None
+    assert polarity.negation(context("The committee didn't approve the railroad bill in March.",
+                                     worded)).verdict is None
 
 
 def test_scope_fires_on_a_widened_claim_and_not_on_a_scope_word_the_source_has():
@@ -227,7 +234,10 @@ def test_role_swap_fires_when_two_named_parties_exchange_roles_and_not_in_the_pa
         fired = roles.role_swap(context(swapped, suit))
         assert fired.verdict == "contradicted" and "jones" in fired.checks[0].detail, swapped
         assert decided_by(swapped, suit) == ("contradicted", "roles")
-    assert roles.role_swap(context("Jones was sued by Smith for the debt of the railroad in 1871.", suit)).verdict is None
+    assert roles.role_swap(context("Jones was sued by Smith for the debt of the railroad in 1871.",
+                                   suit)).verdict is None
     sale = doc("In 1819 Spain sold Florida to the United States for five million dollars.")
-    assert roles.role_swap(context("In 1819 the United States sold Florida to Spain for five million dollars.", sale)).verdict == "contradicted"
-    assert roles.role_swap(context("In 1819 the United States bought Florida from Spain for five million dollars.", sale)).verdict is None
+    assert roles.role_swap(context("In 1819 the United States sold Florida to Spain for five million dollars.",
+                                   sale)).verdict == "contradicted"
+    assert roles.role_swap(context("In 1819 the United States bought Florida from Spain for five million dollars.",
+                                   sale)).verdict is None

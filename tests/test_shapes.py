@@ -14,7 +14,8 @@ from historian_blueprint.schema import Fact
 
 @pytest.mark.parametrize("question, sides", [
     ("Theodore Roosevelt vs Wilson on the trusts", ["Theodore Roosevelt", "Wilson"]),
-    ("How did Hoover and Franklin D. Roosevelt differ on relief for the unemployed?", ["Hoover", "Franklin D. Roosevelt"]),
+    ("How did Hoover and Franklin D. Roosevelt differ on relief for the unemployed?",
+     ["Hoover", "Franklin D. Roosevelt"]),
     ("Compare Grant, Hayes and Arthur on civil service reform.", ["Grant", "Hayes", "Arthur"]),
     ("What did Cleveland and McKinley say about silver?", ["Cleveland", "McKinley"]),
     ("How did Lincoln's 1861 and 1864 messages differ on emancipation?", ["1861", "1864"]),
@@ -85,29 +86,34 @@ def test_a_byline_side_is_spoken_for_by_its_own_documents_only():
     shape = with_bylines(shape_of("Theodore Roosevelt vs Wilson on the trusts"), lambda name: 1)
     wilson = shape.sides[1]
     assert belongs(wilson, shape, byline="Woodrow Wilson Annual Message (1913)", text="the Sherman law", year=1913)
-    assert not belongs(wilson, shape, byline="Theodore Roosevelt Annual Message (1905)", text="as Wilson said", year=1905)
+    assert not belongs(wilson, shape, byline="Theodore Roosevelt Annual Message (1905)",
+                       text="as Wilson said", year=1905)
     table = described(shape, "Theodore Roosevelt vs Wilson on the trusts", [
         {"id": 1, "author": "Theodore Roosevelt", "title": "Annual Message", "year": 1901, "text": "the trusts"}])
     assert table == {"kind": "comparison", "sides": [
-        {"label": "Theodore Roosevelt", "citations": [1], "found": True}, {"label": "Wilson", "citations": [], "found": False}]}
+        {"label": "Theodore Roosevelt", "citations": [1], "found": True},
+        {"label": "Wilson", "citations": [], "found": False}]}
 
 
 def fact(text, author, year, n, score=0.9):
-    return Fact(source_id=f"doc-{author}-{year}", title=f"Annual Message to Congress ({year})", author=author, year=year,
+    return Fact(source_id=f"doc-{author}-{year}", title=f"Annual Message to Congress ({year})",
+                author=author, year=year,
                 start=n * 100, end=n * 100 + len(text), text=text, locator=f"sentence {n}", score=score, overlap=0.6)
 
 
 def test_the_lead_is_in_historians_words_and_quotes_each_passage_once():
     q = "What did Grover Cleveland say about the repeal of the silver purchase law?"
-    facts = [fact("The recent repeal of the provision of law requiring the purchase of silver bullion by the Government "
-                  "as a feature of our monetary scheme has made an entire change in the complexion of our currency affairs.",
-                  "Grover Cleveland", 1893, 1),
-             fact("The purchases of silver under the law of July 14, 1890, during the last fiscal year aggregated 54,008,162 ounces.",
-                  "Grover Cleveland", 1893, 2, 0.8),
-             fact("The silver purchase law was repealed in the hope of restoring confidence in the currency of the nation.",
-                  "Grover Cleveland", 1894, 3, 0.7)]
-    answer = extractive.compose(q, facts, [q], 3, labels={"doc-Grover Cleveland-1893": "Grover Cleveland, Annual Message to Congress (1893)"})
-    assert answer.answer.startswith("Grover Cleveland, Annual Message to Congress (1893), sentence 1, answers most directly: “")
+    facts = [fact("The recent repeal of the provision of law requiring the purchase of silver bullion by the "
+                  "Government as a feature of our monetary scheme has made an entire change in the complexion of our "
+                  "currency affairs.", "Grover Cleveland", 1893, 1),
+             fact("The purchases of silver under the law of July 14, 1890, during the last fiscal year aggregated "
+                  "54,008,162 ounces.", "Grover Cleveland", 1893, 2, 0.8),
+             fact("The silver purchase law was repealed in the hope of restoring confidence in the "
+                  "currency of the nation.", "Grover Cleveland", 1894, 3, 0.7)]
+    answer = extractive.compose(
+        q, facts, [q], 3, labels={"doc-Grover Cleveland-1893": "Grover Cleveland, Annual Message to Congress (1893)"})
+    assert answer.answer.startswith("Grover Cleveland, Annual Message to Congress (1893), sentence 1, answers "
+                                    "most directly: “")
     assert "[1]" in answer.answer and "2 more passages, from 1 other document, bear on the question." in answer.answer
     for c in answer.citations:  # no passage is quoted whole in the lead: the findings quote it, once
         assert c.text not in answer.answer
@@ -117,12 +123,14 @@ def test_the_lead_is_in_historians_words_and_quotes_each_passage_once():
 def test_a_comparison_answer_has_a_finding_per_side_or_says_none_was_found():
     q = "Compare what Cleveland and Harrison said about the tariff."
     shape = with_bylines(shape_of(q), lambda name: 1)
-    facts = [fact("A just and sensible revision of our tariff laws should be made for the relief of those of our countrymen.",
-                  "Grover Cleveland", 1888, 1),
-             fact("The tariff on wool was again raised in the interest of the producers of the country.", "Grover Cleveland", 1887, 2, 0.85)]
+    facts = [fact("A just and sensible revision of our tariff laws should be made for the relief of those of "
+                  "our countrymen.", "Grover Cleveland", 1888, 1),
+             fact("The tariff on wool was again raised in the interest of the producers of the country.",
+                  "Grover Cleveland", 1887, 2, 0.85)]
     answer = extractive.compose(q, facts, [q], 3, shape=shape)
     assert not answer.refusal and [c.author for c in answer.citations] == ["Grover Cleveland", "Grover Cleveland"]
-    assert answer.answer.startswith("Side by side:") and "for Harrison, nothing in the collection was found" in answer.answer
+    assert (answer.answer.startswith("Side by side:")
+            and "for Harrison, nothing in the collection was found" in answer.answer)
 
 
 def test_excerpt_keeps_the_words_of_the_question_and_marks_the_cut():
@@ -135,8 +143,10 @@ def test_excerpt_keeps_the_words_of_the_question_and_marks_the_cut():
     ("First. That the States shall be required to afford a good common-school education.", 1),
     ("Secondly, the tariff must be revised.", 1),
     ("We shall need (1) a larger army, (2) a stronger navy, and (3) new forts.", 3),
-    ("He recommended the following: the repeal of the purchase clause; a revision of the tariff laws; and an increase of the navy.", 3),
-    ("To the Senate and House of Representatives: In submitting my message, in this year; I am glad.", 0),  # a salutation
+    ("He recommended the following: the repeal of the purchase clause; a revision of the tariff laws; and an "
+     "increase of the navy.", 3),
+    # a salutation
+    ("To the Senate and House of Representatives: In submitting my message, in this year; I am glad.", 0),
     ("One hundred and nineteen national banks were organized during the year.", 0),   # a figure, not an item
     ("The four questions are these, and they are grave.", 0),                         # the list's heading
 ])
@@ -148,13 +158,14 @@ def test_an_enumeration_is_read_on_past_the_sentence_found_bare_ordinals_heading
     from historian_blueprint.roles.written import enumeration
     from historian_blueprint.schema import SourceText
 
-    text = ("I will recapitulate the questions which I deem of vital importance: First. That every child shall be taught "
-            "to read. Second. No sectarian tenets shall be taught in any school. This is a grave matter. Third. Declare "
-            "church and state forever separate. Fourth. Drive out licensed immorality. I close with thanks to Congress.")
+    text = ("I will recapitulate the questions which I deem of vital importance: First. That every child shall be "
+            "taught to read. Second. No sectarian tenets shall be taught in any school. This is a grave matter. Third. "
+            "Declare church and state forever separate. Fourth. Drive out licensed immorality. I close with thanks to "
+            "Congress.")
     doc = SourceText("grant-1875", text, "Annual Message to Congress (1875)", "Ulysses S. Grant")
     head = text[:text.index("First.") + len("First.")]
-    found = enumeration([fact(head, "Ulysses S. Grant", 1875, 0).model_copy(update={"source_id": doc.source_id, "start": 0,
-                                                                                   "end": len(head)})],
+    found = enumeration([fact(head, "Ulysses S. Grant", 1875, 0).model_copy(update={"source_id": doc.source_id,
+                                                                                    "start": 0, "end": len(head)})],
                         lambda source_id: doc, asked=4)
     items = [f.text for f in found[1:]]
     assert [t.split(".")[0] for t in items] == ["First", "Second", "Third", "Fourth"]
@@ -168,13 +179,15 @@ def test_odd_comparisons_neither_crash_nor_overflow():
         shape_of(q)  # two names found at one place once raised TypeError
     assert shape_of("Compare Washington, Adams, Jefferson, Madison and Monroe on the tariff.").kind != "comparison"
     assert shape_of("Compare " + " vs. ".join(str(1800 + n) for n in range(300)) + "?").kind != "comparison"
-    assert [s.label for s in shape_of("Compare Kansas City  and   Kansas on cattle.").sides] == ["Kansas City", "Kansas"]
+    assert ([s.label for s in shape_of("Compare Kansas City  and   Kansas on cattle.").sides]
+            == ["Kansas City", "Kansas"])
 
 
 def test_a_comparison_that_names_only_its_sides_is_answered_for_each():
     q = "Compare Wilson and Roosevelt."
     shape = with_bylines(shape_of(q), lambda name: 1)
-    facts = [fact("We must free the business of the country from the trusts and from monopoly.", "Woodrow Wilson", 1913, 1),
+    facts = [fact("We must free the business of the country from the trusts and from monopoly.",
+                  "Woodrow Wilson", 1913, 1),
              fact("The great corporations known as trusts are in certain features hurtful to the general welfare.",
                   "Theodore Roosevelt", 1901, 2, 0.8)]
     answer = extractive.compose(q, facts, [q], 3, shape=shape)
@@ -194,4 +207,5 @@ def test_a_side_search_stays_within_the_askers_filters():
 
     assert narrowed({"author": "Wilson", "year_from": 1913, "year_to": 1916}, {"year_from": 1915, "year_to": 1920}) == {
         "author": "Wilson", "year_from": 1915, "year_to": 1916}
-    assert narrowed({"author": "Roosevelt"}, {"author": "Theodore Roosevelt"})["author"] == "Roosevelt Theodore Roosevelt"
+    assert (narrowed({"author": "Roosevelt"}, {"author": "Theodore Roosevelt"})["author"]
+            == "Roosevelt Theodore Roosevelt")

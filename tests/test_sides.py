@@ -21,7 +21,8 @@ def embed():
 
 
 def fact(text, author, year, n, score=0.0):
-    return Fact(source_id=f"doc-{author}-{year}", title=f"Annual Message to Congress ({year})", author=author, year=year,
+    return Fact(source_id=f"doc-{author}-{year}", title=f"Annual Message to Congress ({year})",
+                author=author, year=year,
                 start=n * 1000, end=n * 1000 + len(text), text=text, locator=f"sentence {n}", score=score, overlap=0.0)
 
 
@@ -76,9 +77,12 @@ def test_a_list_that_names_no_count_is_an_open_list(question, listed):
 def test_meaning_chooses_which_of_a_sides_sentences_speaks_to_the_topic_and_a_common_word_picks_nothing_out(embed):
     q = "Roosevelt in 1907 vs Taft in 1911: should the antitrust law be changed?"
     shape = with_bylines(shape_of(q), lambda name: 1)
-    facts = [fact("The law of the sea governs the navigation of merchant vessels in time of war.", "William H. Taft", 1911, 1, 0.9),
-             fact("I am opposed to any amendment of the Sherman law against trusts and monopolies.", "William H. Taft", 1911, 2, 0.5),
-             fact("The receipts of the Post Office Department increased during the year.", "William H. Taft", 1911, 3, 0.8),
+    facts = [fact("The law of the sea governs the navigation of merchant vessels in time of war.",
+                  "William H. Taft", 1911, 1, 0.9),
+             fact("I am opposed to any amendment of the Sherman law against trusts and monopolies.",
+                  "William H. Taft", 1911, 2, 0.5),
+             fact("The receipts of the Post Office Department increased during the year.",
+                  "William H. Taft", 1911, 3, 0.8),
              fact("The antitrust law should not be repealed; but it should be made both more efficient and more in "
                   "harmony with actual conditions.", "Theodore Roosevelt", 1907, 4),
              fact("The Army is too small for the needs of the nation.", "Theodore Roosevelt", 1907, 5)]
@@ -86,7 +90,8 @@ def test_meaning_chooses_which_of_a_sides_sentences_speaks_to_the_topic_and_a_co
     chosen = [f.text for f in per_side(words, facts, shape, extractive._redundant, embed=embed)]
     assert chosen[0].startswith("The antitrust law should not be repealed")
     assert chosen[1].startswith("I am opposed to any amendment")  # "changing the antitrust law", in other words
-    assert len(chosen) == 2  # "law" alone, the word three sentences share, is not the topic; nor the Army, nor the mails
+    # "law" alone, the word three sentences share, is not the topic; nor the Army, nor the mails
+    assert len(chosen) == 2
     lexical = [f.text for f in per_side(words, facts, shape, extractive._redundant)]  # without the encoder
     assert lexical == chosen[:1]  # the shared words alone cannot tell Taft's two "law" sentences apart: not found
 
@@ -96,7 +101,8 @@ def test_a_side_with_nothing_on_the_topic_is_not_found(embed):
     shape = with_bylines(shape_of(q), lambda name: 1)
     facts = [fact("I urge the Congress to give the vote to the women of the country, who have earned it in this war.",
                   "Woodrow Wilson", 1918, 1),
-             fact("The railways must be returned to private ownership under proper regulation.", "Warren G. Harding", 1921, 2),
+             fact("The railways must be returned to private ownership under proper regulation.",
+                  "Warren G. Harding", 1921, 2),
              fact("Our merchant marine needs the support of the Government.", "Warren G. Harding", 1921, 3)]
     answer = extractive.compose(q, facts, [q], 3, shape=shape, embed=embed)
     assert [c.author for c in answer.citations] == ["Woodrow Wilson"]
@@ -112,10 +118,13 @@ def test_topic_text_leaves_out_the_side():
 
 
 def test_every_sentence_of_a_sides_passages_is_read():
-    hit = {"source_id": "d", "title": "Annual Message", "author": "Taft", "year": 1911, "start": 500, "locator": "para 3",
-           "text": "The law stands. This statute as construed by the Court must continue to be the line of distinction."}
+    hit = {"source_id": "d", "title": "Annual Message", "author": "Taft", "year": 1911, "start": 500,
+           "locator": "para 3",
+           "text": "The law stands. This statute as construed by the Court must continue to be the line "
+                   "of distinction."}
     found = sentences_of([hit])
-    assert [f.text for f in found] == ["This statute as construed by the Court must continue to be the line of distinction."]
+    assert [f.text for f in found] == ["This statute as construed by the Court must continue to be the line "
+                                       "of distinction."]
     assert found[0].start == 500 + hit["text"].index("This statute")
 
 
@@ -144,7 +153,8 @@ def test_people_are_named_by_their_initials():
     from historian_blueprint.verify.question import constraints, unmet
 
     q = "What did FDR ask Congress to adopt in 1944?"
-    assert [c.text for c in unmet(q, ["Franklin D. Roosevelt Annual Message to Congress 1944 a realistic tax law"])] == []
+    assert ([c.text for c in unmet(q, ["Franklin D. Roosevelt Annual Message to Congress 1944 a realistic tax law"])]
+            == [])
     assert [c.text for c in unmet(q, ["Herbert Hoover Annual Message 1944"])] == ["FDR"]
     assert [c.kind for c in constraints(q)] == ["name", "date"]
 
@@ -164,9 +174,11 @@ def test_a_list_counts_items_of_the_document_asked_about():
 
 def test_an_items_lettered_parts_are_its_own_and_a_colon_may_open_the_first():
     q = "What six measures did Roosevelt ask Congress to adopt in 1944?"
-    item = "(3) A cost of food law-which will enable the Government (a) to place a floor under prices; and (b) a ceiling."
+    item = ("(3) A cost of food law-which will enable the Government (a) to place a floor under prices; "
+            "and (b) a ceiling.")
     assert len(list_items(q, item, 6)) == 1
-    head = "Therefore I recommend that the Congress adopt: (1) A realistic tax law-which will tax all unreasonable profits."
+    head = ("Therefore I recommend that the Congress adopt: (1) A realistic tax law-which will tax all "
+            "unreasonable profits.")
     assert len(list_items(q, head, 6)) == 1
     assert len(list_items(q, "ART.-All slaves who shall have enjoyed actual freedom shall be forever free.", 3)) == 1
     assert len(list_items(q, "We shall need (1) a larger army, (2) a stronger navy, and (3) new forts.", 6)) == 3

@@ -44,7 +44,8 @@ def plain_content_words(text: str) -> list[str]:
             w = W._CONTRACTION.sub("", w).replace("'", "")
         if w in W.NUMBER_WORDS:
             out.append(str(W.NUMBER_WORDS[w]))
-        elif w not in W.STOPWORDS and w not in W.FILLERS and w not in W.LIGHT and w not in W._FREQUENCY_ADVERBS and len(w) > 1:
+        elif w not in W.STOPWORDS and w not in W.FILLERS and w not in W.LIGHT and w not in W._FREQUENCY_ADVERBS \
+                and len(w) > 1:
             out.append(W.vstem(w))
     return out
 
@@ -52,7 +53,8 @@ def plain_content_words(text: str) -> list[str]:
 EDGES = [
     "", " ", "The United States and the U.S. Army met the US Navy; us folks stayed.", "In the 1960's and 1870's.",
     "Eighty-four men — and twenty-one women – came “home”.", "Elvis Aaron Presley (January 8, 1935 – August 16, 1977)",
-    "Café déjà vu ﬁne", "tab\there  two  spaces", "AT&T and U.S.A. & co", "June 7th, the 21st", "Thus, because of the house",
+    "Café déjà vu ﬁne", "tab\there  two  spaces", "AT&T and U.S.A. & co", "June 7th, the 21st",
+    "Thus, because of the house",
     "can't won't shan't ain't cannot he's", "東京の歴史資料", "United  States  of  America",
 ]
 

@@ -35,8 +35,10 @@ def test_host_collection_with_its_own_field_mapping(tmp_path):
     papers = mongomock.MongoClient().archive.papers
     papers.insert_many(
         [
-            {"ref": "p-1", "headline": "Strike at the depot", "body": "The men walked out on Monday.", "by": "A. Reporter", "issued": "1894-06-26"},
-            {"ref": "p-2", "headline": "Rates hearing", "body": "The commission heard the shippers.", "by": None, "issued": "1887"},
+            {"ref": "p-1", "headline": "Strike at the depot", "body": "The men walked out on Monday.",
+             "by": "A. Reporter", "issued": "1894-06-26"},
+            {"ref": "p-2", "headline": "Rates hearing", "body": "The commission heard the shippers.", "by": None,
+             "issued": "1887"},
         ]
     )
     app = make_host(tmp_path, papers)
@@ -112,11 +114,13 @@ def test_document_ids_match_as_strings_ints_and_object_ids(tmp_path):
         assert get_store().get_document("missing") is None
 
 
-@pytest.mark.skipif(not os.environ.get("HISTORIAN_TEST_MONGODB_URI"), reason="set HISTORIAN_TEST_MONGODB_URI to test a real MongoDB")
+@pytest.mark.skipif(not os.environ.get("HISTORIAN_TEST_MONGODB_URI"),
+                    reason="set HISTORIAN_TEST_MONGODB_URI to test a real MongoDB")
 def test_real_mongodb_server(tmp_path):
     db_name = f"historian_test_{uuid.uuid4().hex[:8]}"
     app = Flask("a", instance_path=str(tmp_path / "instance"))
-    app.config.update(HISTORIAN_MONGODB_URI=os.environ["HISTORIAN_TEST_MONGODB_URI"], HISTORIAN_DB_NAME=db_name, HISTORIAN_AUTO_MIGRATE=True)
+    app.config.update(HISTORIAN_MONGODB_URI=os.environ["HISTORIAN_TEST_MONGODB_URI"], HISTORIAN_DB_NAME=db_name,
+                      HISTORIAN_AUTO_MIGRATE=True)
     Historian(app)
     try:
         with app.app_context():

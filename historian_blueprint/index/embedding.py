@@ -72,8 +72,8 @@ def load_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", 
 
     ``auto`` and ``exact``: the fp32 export when it reproduces the PyTorch vectors, else PyTorch (with a warning);
     ``int8``: the shipped int8 graph of the bundled model, or an error (about twice as fast to build an index with;
-    on historian_qa_dev it ranks one of 27 gold passages below the sixth place, see docs/search-index.md); ``onnx``: the fp32
-    export or an error; ``torch``: PyTorch.
+    on historian_qa_dev it ranks one of 27 gold passages below the sixth place, see docs/search-index.md); ``onnx``: the
+    fp32 export or an error; ``torch``: PyTorch.
     """
     bundled = model_path is None or os.path.realpath(model_path) == os.path.realpath(default_model_path())
     if encoder == "int8" and not (bundled and INT8_GRAPH.is_file()):
@@ -84,7 +84,8 @@ def load_embedder(model_path: str | None = None, encoder: EncoderKind = "auto", 
     if encoder in ("auto", "onnx", "exact"):
 
         try:
-            return fast_encoder.FastEncoder(model_path or default_model_path(), cache_dir=str(cache_dir or default_cache_dir()))
+            return fast_encoder.FastEncoder(model_path or default_model_path(),
+                                            cache_dir=str(cache_dir or default_cache_dir()))
         except (fast_encoder.FastEncoderError, OSError) as exc:
             if encoder == "onnx":
                 raise

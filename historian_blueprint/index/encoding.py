@@ -70,7 +70,8 @@ class EmbeddingCheckpoint:
         self.dir.mkdir(parents=True, exist_ok=True)
         name = f"part-{time.time_ns():020d}-{os.getpid()}"
         tmp = self.dir / f"{name}.tmp.npz"
-        digests = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)  # not "S32": it drops trailing NULs
+        # not "S32": it drops trailing NULs
+        digests = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
         np.savez(tmp, keys=digests, vectors=np.asarray(vectors, np.float32))
         os.replace(tmp, self.dir / f"{name}.npz")
 
@@ -95,7 +96,8 @@ def encode_chunks(texts_of: dict[str, list[str]], sizes: dict[str, list[int]], e
     ``sizes`` (least padding), taking what the checkpoint holds and saving each step to it."""
     flat = [(source_id, i, size) for source_id, lengths in sizes.items() for i, size in enumerate(lengths)]
     order = sorted(range(len(flat)), key=lambda k: flat[k][2])
-    vectors_of = {source_id: np.zeros((len(texts), embedder.dimension), np.float32) for source_id, texts in texts_of.items()}
+    vectors_of = {source_id: np.zeros((len(texts), embedder.dimension), np.float32)
+                  for source_id, texts in texts_of.items()}
     # what an interrupted build already embedded is taken from its checkpoint, not encoded again
     saved = checkpoint.load()
     resumed = 0

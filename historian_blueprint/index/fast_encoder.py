@@ -1,4 +1,5 @@
-"""ONNX Runtime encoder giving the same vectors as SentenceTransformer.encode(normalize_embeddings=True), faster on CPU."""
+"""ONNX Runtime encoder giving the same vectors as SentenceTransformer.encode(normalize_embeddings=True),
+faster on CPU."""
 
 from __future__ import annotations
 

@@ -27,7 +27,8 @@ FORMAT = 1
 INDEX_META_ID = "index"
 
 
-REBUILD = "flask historian reindex --full"  # the command that makes a whole new generation (the admin page's full rebuild)
+# the command that makes a whole new generation (the admin page's full rebuild)
+REBUILD = "flask historian reindex --full"
 
 
 class IndexMismatch(RuntimeError):
@@ -58,7 +59,8 @@ class IndexDamaged(IndexNotBuilt):
         super().__init__(
             f"the search index is damaged ({directory.name}/{damage[0]}"
             + (f", and {len(damage) - 1} more" if len(damage) > 1 else "")
-            + f"): nothing is served from it; an admin must rebuild it with `{REBUILD}` (or Rebuild all on the admin page)"
+            + f"): nothing is served from it; an admin must rebuild it with `{REBUILD}` "
+              "(or Rebuild all on the admin page)"
         )
 
 
@@ -139,7 +141,8 @@ def write_generation(
     with open(directory / "chunks.jsonl", "w", encoding="utf-8") as fh:
         for i in range(len(rows)):
             fh.write(
-                json.dumps([rows.source_ids[i], rows.ordinals[i], rows.starts[i], rows.ends[i], rows.locators[i], rows.texts[i]], ensure_ascii=False)
+                json.dumps([rows.source_ids[i], rows.ordinals[i], rows.starts[i], rows.ends[i], rows.locators[i],
+                            rows.texts[i]], ensure_ascii=False)
                 + "\n"
             )
     if vectors is not None:  # a words-only generation (a first build before its vectors) has neither

@@ -87,10 +87,12 @@ class LoadedIndex:
             self.manifest = gen.read_manifest(directory)
             if self.manifest.get("format") != gen.FORMAT:
                 raise gen.IndexMismatch(
-                    f"index format {self.manifest.get('format')} at {directory} is not {gen.FORMAT}: run `{gen.REBUILD}`"
+                    f"index format {self.manifest.get('format')} at {directory} is not {gen.FORMAT}: run "
+                    f"`{gen.REBUILD}`"
                 )
             self.number = self.manifest["generation"]
-            self.dense = bool(self.manifest.get("dense", True))  # false: words only (BM25), its vectors still being made
+            # false: words only (BM25), its vectors still being made
+            self.dense = bool(self.manifest.get("dense", True))
         with gen.reading(directory, "documents.json"):
             self.documents = gen.read_documents(directory)
         with gen.reading(directory, "chunks.jsonl"):
@@ -132,7 +134,8 @@ class LoadedIndex:
     @functools.cached_property
     def extent(self) -> dict[str, Any]:
         """How many documents this generation searches and the years they span (read once per generation)."""
-        years = [info["year"] for info in self.documents.values() if isinstance(info.get("year"), int) and info["year"] > 0]
+        years = [info["year"] for info in self.documents.values()
+                 if isinstance(info.get("year"), int) and info["year"] > 0]
         collections = sorted({str(info["collection"]) for info in self.documents.values() if info.get("collection")})
         return {"documents": len(self.documents), "years": [min(years), max(years)] if years else [],
                 "collections": collections}
@@ -298,13 +301,15 @@ class IndexHolder:
         record = gen.current_generation(store)
         self._checked_at = now
         if record is None:
-            raise IndexNotBuilt("no index yet: an admin must run a reindex (`flask historian reindex` or the admin page)")
+            raise IndexNotBuilt("no index yet: an admin must run a reindex (`flask historian reindex` or "
+                                "the admin page)")
         named = record["generation"]
         if loaded is not None and self._named == named and gen.signature(loaded.directory) == self._seen:
             return loaded
         with self._lock:
             self._named = named
-            if self._loaded is None or self._loaded.number != named or gen.signature(self._loaded.directory) != self._seen:
+            if self._loaded is None or self._loaded.number != named \
+                    or gen.signature(self._loaded.directory) != self._seen:
                 self._load(named)
             return self._loaded
 
@@ -359,7 +364,8 @@ class IndexHolder:
     def health(self) -> gen.Health:
         """The generation named to serve, the one serving, and the damage of the named one (empty when it serves)."""
         serving = self._loaded.number if self._loaded else None
-        damage = self._damage.get(self._named, ((), []))[1] if self._named is not None and serving != self._named else []
+        damage = (self._damage.get(self._named, ((), []))[1]
+                  if self._named is not None and serving != self._named else [])
         return gen.Health(self._named, serving, list(damage))
 
     def invalidate(self) -> None:

@@ -29,7 +29,8 @@ from historian_blueprint.schema import SourceText
 from historian_blueprint.settings import IndexSettings, RetrievalSettings, read
 
 __all__ = [
-    "DocumentSearch", "Filters", "Hit", "IndexDamaged", "IndexMismatch", "IndexNotBuilt", "IndexSettings", "ReindexBusy",
+    "DocumentSearch", "Filters", "Hit", "IndexDamaged", "IndexMismatch", "IndexNotBuilt", "IndexSettings",
+    "ReindexBusy",
     "BACKENDS", "Retriever", "RetrieverStatus", "atlas_chunks", "backend", "backend_named", "export_chunks",
     "retriever",
     "context_header", "current_generation", "documents_changed", "embedder", "failed_documents", "find_job",
@@ -218,7 +219,8 @@ def search_documents(documents: Sequence[SourceText], k: int = 5) -> DocumentSea
 
 
 # ----------------------------------------------------------------------------- reindex jobs
-def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str | None = None, background: bool = True) -> str:
+def start_reindex(*, full: bool = False, retry_failed: bool = False, user: str | None = None,
+                  background: bool = True) -> str:
     """Claim and start a reindex job; in the background (a thread) by default. Return the job id."""
     app = current_app._get_current_object()
     store = get_store()

@@ -163,7 +163,8 @@ class ResponseCache:
         now = time.time()
         try:
             self.collection.replace_one(
-                {"_id": key}, {"_id": key, "content": content, "created_at": now, "expires_at": now + self.ttl}, upsert=True
+                {"_id": key},
+                {"_id": key, "content": content, "created_at": now, "expires_at": now + self.ttl}, upsert=True
             )
         except Exception:  # noqa: BLE001 - best effort: the answer stands without the cache
             pass
@@ -176,7 +177,8 @@ def chat_openai(settings: LLMSettings) -> ModelFactory:
         from langchain_openai import ChatOpenAI
 
         if not role.api_key and not role.base_url:
-            raise LLMError(role.role, "no API key: set HISTORIAN_LLM_API_KEY (or OPENAI_API_KEY), or a local HISTORIAN_LLM_BASE_URL")
+            raise LLMError(role.role, "no API key: set HISTORIAN_LLM_API_KEY (or OPENAI_API_KEY), or a local "
+                                      "HISTORIAN_LLM_BASE_URL")
         return ChatOpenAI(
             model=role.model, base_url=role.base_url, api_key=role.api_key or "not-needed",
             temperature=role.temperature, max_tokens=role.max_tokens, timeout=role.timeout,
@@ -273,7 +275,8 @@ class LLMClient:
         return error
 
     def structured(self, role: str, messages: list[BaseMessage], schema: type[T], usage: Usage) -> T:
-        """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise LLMError."""
+        """Ask ``role`` for an object of ``schema``: parse robustly, re-prompt once with the error, else raise
+        LLMError."""
         try:
             return self._structured(role, messages, schema, usage)
         except LLMError:
@@ -300,7 +303,8 @@ class LLMClient:
             try:
                 message, parsed, retries = self._invoke(role, runnable, conversation)
             except LLMError as exc:  # the calls and the time a failed role cost are part of the run's record
-                usage.add(role, role_settings.model, retries=max(0, exc.attempts - 1), ms=(time.perf_counter() - t0) * 1000)
+                usage.add(role, role_settings.model, retries=max(0, exc.attempts - 1),
+                          ms=(time.perf_counter() - t0) * 1000)
                 usage.failed(role, role_settings.model)
                 raise
             usage.add(role, role_settings.model, message, retries=retries, ms=(time.perf_counter() - t0) * 1000)

@@ -87,7 +87,8 @@ def few_shot_text() -> str:
     parts = []
     for ex in FEW_SHOT:
         parts.append(
-            f"Example ({ex['label']}):\nQuestion: {ex['question']}\nEvidence: {ex['evidence']}\nReply: {json.dumps(ex['reply'])}"
+            f"Example ({ex['label']}):\nQuestion: {ex['question']}\nEvidence: {ex['evidence']}\nReply: "
+            f"{json.dumps(ex['reply'])}"
         )
     return "\n\n".join(parts)
 

@@ -31,21 +31,25 @@ DENIALS = NEGATIONS | frozenset("deny denies denied false untrue".split())
 
 SAME_POINT = 0.80   # skeletons this close say the same thing but for figures, names or a negation
 SAME_NOUN = 0.60    # how close two statements must be to compare figures keyed by anything but the dead
-RELATIVE_TIME = re.compile(r"\b(?:last|past|present|current|this|next|preceding)\s+(?:fiscal\s+)?(?:year|month|session|quarter)\b|"
+RELATIVE_TIME = re.compile(r"\b(?:last|past|present|current|this|next|preceding)\s+(?:fiscal\s+)?"
+                           r"(?:year|month|session|quarter)\b|"
                            r"\bduring the (?:fiscal )?year\b|\bat present\b|\bto-?day\b|\bnow\b", re.I)
 AGREE = 0.75        # statements this close (whole text), with nothing in conflict, agree
 AGREE_NAMED = 0.55  # ... or this close when they name the same proper noun ("the Arley seam" / "in the Arley")
 # By meaning (the bundled MiniLM), fitted on the development corpus (tests/data/map_dev_corpus.jsonl) only:
 DEATH_LIKE = 0.55   # a figure whose context is this close to a death toll counts the dead ("souls were lost")
 SAME_FIGURE = 0.70  # two figures whose contexts are this close count the same thing
-SAME_CLAIM = 0.45   # an assertion and a denial of an account ("no ground for the belief that") this close are about one claim ...
-PLAIN_DENIAL = 0.65  # ... a plain negation ("have not been realized") must be this close: expository prose negates everywhere
+# an assertion and a denial of an account ("no ground for the belief that") this close are about one claim ...
+SAME_CLAIM = 0.45
+# ... a plain negation ("have not been realized") must be this close: expository prose negates everywhere
+PLAIN_DENIAL = 0.65
 SHARED_WORDS = 2    # ... when they also share this many content words (or one and an affix-negated pair)
 SAME_ACT = 0.70     # two statements this close (skeletons) with different agents name different doers of one act ...
 ATTRIBUTED = 0.35   # ... or this close, sharing a content word, when one of them corrects who did it ("It was X who")
 # A statement that corrects who did something: a cleft ("it was the crew ... who took us off"), a name set against
 # another ("Whitcomb and not Dunleavy"), or a correction of the received account ("the truth is", "the credit").
-CORRECTION = re.compile(r"\b[Ii]t was\b[^.;]{0,80}?\b(?:who|that)\b|\band not\b|,\s*not\b|\b[Tt]he truth is\b|\b[Tt]he credit\b|"
+CORRECTION = re.compile(r"\b[Ii]t was\b[^.;]{0,80}?\b(?:who|that)\b|\band not\b|,\s*not\b|\b[Tt]he truth is\b|"
+                        r"\b[Tt]he credit\b|"
                         r"\bnot\s+(?:the\s+)?[A-Z]")
 TOLERANCE = 0.10    # "about 200" agrees with 190 and 210, not with 160: a hedged figure is good to a tenth
 SAME_HAPPENING = 0.35  # two statements this close (skeletons), sharing a content word, date the same happening
@@ -104,7 +108,8 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
     source = np.array([hash(s.source_id) for s in statements])
     figured = np.array([bool(s.figures) for s in statements])
     denied = np.array([s.denied for s in statements])
-    candidate = (figured[:, None] & figured[None, :]) | (bone_sims >= min(SAME_CLAIM, ATTRIBUTED, SAME_HAPPENING)) | (sims >= AGREE_NAMED)
+    candidate = ((figured[:, None] & figured[None, :]) | (bone_sims >= min(SAME_CLAIM, ATTRIBUTED, SAME_HAPPENING))
+                 | (sims >= AGREE_NAMED))
     candidate &= source[:, None] != source[None, :]
     prose = np.array([is_prose(s) for s in statements])
     candidate &= prose[:, None] & prose[None, :]
@@ -113,18 +118,21 @@ def compare(statements: list[Statement], embed: Embed, years: dict[str, int | No
         a, b = statements[i], statements[j]
         similar, bone = float(sims[i, j]), float(bone_sims[i, j])
         edge = _figures_differ(i, j, figures[i], figures[j], _apart(a, b, years)) if _same_time(a, b, years) else None
-        if edge is None and ((bone >= ATTRIBUTED and (corrects(a) or corrects(b)) and _shared(a, b)) or bone >= SAME_ACT):
+        if edge is None and ((bone >= ATTRIBUTED and (corrects(a) or corrects(b)) and _shared(a, b))
+                             or bone >= SAME_ACT):
             edge = _different_doers(i, j, a, b, frozenset({a.agent} - {""}), frozenset({b.agent} - {""}))
         opposed = bool(denied[i]) != bool(denied[j])
         claim = SAME_CLAIM if disputes(a) or disputes(b) else PLAIN_DENIAL
-        if edge is None and ((bone >= claim and (opposed or _opposed_words(a, b)) and _shared(a, b, 3)) or (opposed and bone >= DENIES_FLOOR and _denies(a, b))):
+        if edge is None and ((bone >= claim and (opposed or _opposed_words(a, b)) and _shared(a, b, 3))
+                             or (opposed and bone >= DENIES_FLOOR and _denies(a, b))):
             denial = a if a.denied else b
             edge = Edge(i, j, "assertion", f"one denies what the other states: {denial.text[:80]}")
         if edge is None and bone >= SAME_HAPPENING and a.words & b.words:
             edge = _days_differ(i, j, a, b)
         if edge is None and bone >= SAME_POINT:  # the same statement but for a word: a negation, or who did it
             flipped = flips(align(a.text, b.text), DENIALS) or flips(align(b.text, a.text), DENIALS)
-            edge = Edge(i, j, "assertion", f"one says '{flipped[0]}'") if flipped else _different_doers(i, j, a, b, a.names, b.names)
+            edge = (Edge(i, j, "assertion", f"one says '{flipped[0]}'") if flipped
+                    else _different_doers(i, j, a, b, a.names, b.names))
         if edge is None and (similar >= AGREE or (similar >= AGREE_NAMED and _same_names(a, b))):
             edge = Edge(i, j, "agree", f"similarity {similar:.2f}")
         shared = _same_figures(figures[i], figures[j]) if edge is None else ""
@@ -165,11 +173,13 @@ def _comparable(x: Read, y: Read) -> bool:
         return False
     if x.key == "deaths" or y.key == "deaths":
         return x.key == y.key
-    if x.figure.kind == "date" and (x.figure.quantity.year or y.figure.quantity.year or not (x.figure.month and y.figure.month)):
+    if x.figure.kind == "date" and (x.figure.quantity.year or y.figure.quantity.year
+                                    or not (x.figure.month and y.figure.month)):
         return False  # days are compared (with their months); a year alone dates too much to be one point
     close = float(x.vector @ y.vector)
     same_noun = bool(x.figure.noun) and x.figure.noun == y.figure.noun  # "seven engineers" is not "ten days"
-    return (close >= SAME_FIGURE and (same_noun or x.figure.kind == "date")) or (bool(x.key) and x.key == y.key and close >= SAME_NOUN)
+    return ((close >= SAME_FIGURE and (same_noun or x.figure.kind == "date"))
+            or (bool(x.key) and x.key == y.key and close >= SAME_NOUN))
 
 
 def agree(x: Figure, y: Figure) -> bool:
@@ -181,7 +191,8 @@ def agree(x: Figure, y: Figure) -> bool:
     if x.bound or y.bound:
         return (x.allows(y.quantity.value) if x.bound else True) and (y.allows(x.quantity.value) if y.bound else True)
     a, b = x.quantity.value, y.quantity.value
-    if a == b or rounds_to(x.quantity, b) and not x.quantity.hedged or rounds_to(y.quantity, a) and not y.quantity.hedged:
+    if a == b or rounds_to(x.quantity, b) and not x.quantity.hedged \
+            or rounds_to(y.quantity, a) and not y.quantity.hedged:
         return True
     loose = x.quantity.hedged or y.quantity.hedged
     return loose and abs(a - b) <= TOLERANCE * max(abs(a), abs(b))
@@ -217,13 +228,14 @@ def _figures_differ(i: int, j: int, xs: list[Read], ys: list[Read], apart: bool)
 
 
 # A dateline ("MAYSVILLE, Ky., April 14.", "Quarles Ferry, March 8th, 1848.") dates the writing, not the events.
-DATELINE = re.compile(r"^\s*[A-Z][A-Za-z.' -]+,(?:\s*[A-Z][A-Za-z.]+,)?\s+(?P<month>January|February|March|April|May|June|July|"
-                      r"August|September|October|November|December)\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b")
+DATELINE = re.compile(r"^\s*[A-Z][A-Za-z.' -]+,(?:\s*[A-Z][A-Za-z.]+,)?\s+(?P<month>January|February|March|April|"
+                      r"May|June|July|August|September|October|November|December)\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b")
 
 
 def event_days(st: Statement) -> list[Figure]:
     """The days of a month a statement dates its own act on: not its dateline's day, not a modifier's."""
-    days = [f for f in st.figures if f.kind == "date" and f.month and not f.quantity.year and f.quantity.value <= 31 and not f.aside]
+    days = [f for f in st.figures
+            if f.kind == "date" and f.month and not f.quantity.year and f.quantity.value <= 31 and not f.aside]
     line = DATELINE.match(st.text)
     if line:
         days = [f for f in days if not (f.month == line["month"].lower() and f.quantity.value == int(line["day"]))]

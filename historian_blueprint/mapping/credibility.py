@@ -63,14 +63,16 @@ def ocr_noise(text: str) -> tuple[float, str]:
     tokens = text.split()
     if not tokens:
         return 1.0, "empty"
-    junk = sum(1 for t in tokens if not re.fullmatch(r"[\"'(\[]*[A-Za-z][A-Za-z'’.-]*[\"'),.;:!?\]]*|[$]?\d[\d,.]*%?[,.;:]?|[-–—&]", t))
+    junk = sum(1 for t in tokens
+               if not re.fullmatch(r"[\"'(\[]*[A-Za-z][A-Za-z'’.-]*[\"'),.;:!?\]]*|[$]?\d[\d,.]*%?[,.;:]?|[-–—&]", t))
     share = junk / len(tokens)
     return round(max(0.0, 1.0 - 3 * share), 3), f"{share:.0%} of tokens unreadable"
 
 
 def interested(profile: Profile, mentioned_by_others: bool) -> tuple[float, str]:
     """A party to the events: its author is named in the sources, or it is a statement in its own defence."""
-    if profile.doc_type and profile.doc_type.strip().lower() in ("statement", "press release", "petition", "defence", "defense"):
+    if profile.doc_type and profile.doc_type.strip().lower() in ("statement", "press release", "petition",
+                                                                 "defence", "defense"):
         return 0.0, f"a {profile.doc_type} by a party to the events"
     if mentioned_by_others:
         return 0.0, f"{profile.author} is named in the sources about these events"

@@ -45,13 +45,15 @@ def merge(mentions: list[Mention]) -> list[Entity]:
     for key in by_key:
         groups[root(key)].append(key)
     out = []
-    for n, (main, keys) in enumerate(sorted(groups.items(), key=lambda kv: (-sum(len(by_key[k]) for k in kv[1]), kv[0]))):
+    for n, (main, keys) in enumerate(sorted(groups.items(),
+                                            key=lambda kv: (-sum(len(by_key[k]) for k in kv[1]), kv[0]))):
         found = [m for k in keys for m in by_key[k]]
         names = Counter(m.text for m in found)
         name = max(names, key=lambda t: (len(name_key(t)) == len(main), names[t], len(t)))
         kind = Counter(m.label for m in found).most_common(1)[0][0]
         aliases = sorted({m.text for m in found} - {name})
-        out.append(Entity(f"e{n + 1}", name, kind, aliases, sorted(found, key=lambda m: (m.source_id, m.start)), set(keys)))
+        out.append(Entity(f"e{n + 1}", name, kind, aliases,
+                          sorted(found, key=lambda m: (m.source_id, m.start)), set(keys)))
     return out
 
 

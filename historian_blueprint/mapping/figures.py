@@ -27,8 +27,10 @@ DEATH = frozenset("die kill perish drown lose burn murder slay drown bury".split
 
 
 # A bound, not a figure: "upwards of 240" allows 250 and not 178; "not fewer than 41" allows 50 and not 29.
-_LOWER_BOUND = re.compile(r"(?:at least|more than|over|above|upwards? of|(?:no|not) (?:fewer|less) than|in excess of|exceeding)\s*\$?$", re.I)
-_UPPER_BOUND = re.compile(r"(?:at most|fewer than|less than|under|below|(?:no|not) more than|up to|not exceeding)\s*\$?$", re.I)
+_LOWER_BOUND = re.compile(r"(?:at least|more than|over|above|upwards? of|(?:no|not) (?:fewer|less) than|in excess of|"
+                          r"exceeding)\s*\$?$", re.I)
+_UPPER_BOUND = re.compile(r"(?:at most|fewer than|less than|under|below|(?:no|not) more than|up to|"
+                          r"not exceeding)\s*\$?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,8 @@ class Figure:
     bound: str = ""  # "min" for "at least 140", "max" for "fewer than 200": a bound, not the figure
     noun: str = ""   # the counted noun's lemma
     month: str = ""  # a date's month, when it names one ("May 31": 31 in May)
-    context: str = ""  # what the figure is said of: its clause around it, figures as "some" and named actors as "someone"
+    # what the figure is said of: its clause around it, figures as "some" and named actors as "someone"
+    context: str = ""
     aside: bool = False  # a date of a modifier's act ("the committee, appointed on the 7th"), not of the clause's
 
     def allows(self, value: float) -> bool:
@@ -63,8 +66,9 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
             i += 1
             continue
         j = i
-        while j + 1 < len(tokens) and (tokens[j + 1].like_num or (tokens[j + 1].lower_ in ("and", "-") and j + 2 < len(tokens)
-                                                                  and tokens[j + 2].like_num)):
+        while j + 1 < len(tokens) and (tokens[j + 1].like_num
+                                       or (tokens[j + 1].lower_ in ("and", "-") and j + 2 < len(tokens)
+                                           and tokens[j + 2].like_num)):
             j += 1  # "one hundred and forty-six" is one figure
         run = tokens[i:j + 1]
         i = j + 1
@@ -83,13 +87,15 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         noun = head
         while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
             noun = noun.head
-        if kind != "date" and month and not found[-1].year and 1 <= found[-1].value <= 31 and found[-1].value == int(found[-1].value):
+        if kind != "date" and month and not found[-1].year and 1 <= found[-1].value <= 31 \
+                and found[-1].value == int(found[-1].value):
             key, kind = "", "date"  # "the 17th of March", "March 17": a day of the month, whatever the parser says
         month = month if kind == "date" else ""
         # unkeyed figures are kept too: compare.py reads what they count from their context, by meaning
         verb = _verb(head)
         aside = kind == "date" and verb is not None and verb.dep_ in ("acl", "relcl")
-        out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month, _context(run, tokens), aside))
+        out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month,
+                          _context(run, tokens), aside))
     return tuple(out)
 
 
@@ -108,7 +114,8 @@ def _context(run: list[Any], tokens: list[Any]) -> str:
     figure = {r.i for r in run}
     for t in list(top.subtree):
         # a participle after a comma (", as ascertained at the inquest") is an aside too
-        aside = t.dep_ in _ASIDE or (t.dep_ == "acl" and t.tag_ in _PARTICIPLE and any(t.doc[k].is_punct for k in range(max(0, t.i - 2), t.i)))
+        aside = t.dep_ in _ASIDE or (t.dep_ == "acl" and t.tag_ in _PARTICIPLE
+                                     and any(t.doc[k].is_punct for k in range(max(0, t.i - 2), t.i)))
         if t.i in inside and aside and t.head.i in keep:
             below = {x.i for x in t.subtree}
             if not below & figure:
@@ -119,7 +126,8 @@ def _context(run: list[Any], tokens: list[Any]) -> str:
     out: list[str] = []
     for t in ordered:
         word = "some" if t.like_num else "someone" if t.ent_type_ in ("PERSON", "ORG", "NORP") else t.text
-        if not (out and out[-1] == word and word in ("some", "someone")) and not (word == "and" and out and out[-1] == "some"):
+        if not (out and out[-1] == word and word in ("some", "someone")) \
+                and not (word == "and" and out and out[-1] == "some"):
             out.append(word)
     return re.sub(r"\s+([,.;:])", r"\1", " ".join(out))
 
@@ -145,12 +153,14 @@ def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         if subject is None and verb.dep_ in ("xcomp", "ccomp") and verb.head.i != verb.i:
             subject = next((c for c in verb.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None or subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") or _RANGE.search(number.sent.text):
+        if subject is None or subject.pos_ == "PRON" or verb.lemma_.lower() in ("be", "have") \
+                or _RANGE.search(number.sent.text):
             # "the year ending June 30": a period's name; "I was six years old": the speaker; "the amount was": no
             # event; "since 1878": a span. None of them dates an event two sources could disagree about.
             return "", "date"
         return f"date: {subject.lemma_.lower()} {verb.lemma_.lower()}", "date"
-    if number.ent_type_ == "MONEY" or "$" in number.doc[max(0, number.i - 2):number.i + 1].text or noun.lemma_.lower() in ("dollar", "pound"):
+    if number.ent_type_ == "MONEY" or "$" in number.doc[max(0, number.i - 2):number.i + 1].text \
+            or noun.lemma_.lower() in ("dollar", "pound"):
         if verb is None or verb.lemma_.lower() in ("be", "have"):
             return "", "money"  # "the amount was $X": too many different sums are "the amount"
         # what the sum is: the verb's subject or object that is not the sum itself ("the expenses were $X",
@@ -159,7 +169,8 @@ def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
                      and c.pos_ in ("NOUN", "PROPN")), None)
         return (f"money: {what.lemma_.lower()} {verb.lemma_.lower()}", "money") if what is not None else ("", "money")
     counted = noun.lemma_.lower()
-    if noun.i == number.i and any(c.dep_ == "prep" and any(g.pos_ == "PRON" for g in c.children) for c in noun.children):
+    if noun.i == number.i and any(c.dep_ == "prep" and any(g.pos_ == "PRON" for g in c.children)
+                                  for c in noun.children):
         counted = "person"  # the number stands for whom it counts ("One hundred and forty-six of us died")
     verbs = {c.lemma_.lower() for c in noun.children if c.dep_ in ("relcl", "acl")}  # "persons who died"
     if verb is not None:

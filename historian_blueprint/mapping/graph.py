@@ -83,7 +83,8 @@ def scout(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     round_ = state.get("round", 0)
     pending = state.get("pending") or [
         {"query": f.format(t=state["topic"]), "round": 0, "aimed_at": "facet", "new_sources": []} for f in FACETS]
-    sources = {k: {**v, "passages": list(v["passages"]), "found_by": list(v["found_by"])} for k, v in (state.get("sources") or {}).items()}
+    sources = {k: {**v, "passages": list(v["passages"]), "found_by": list(v["found_by"])}
+               for k, v in (state.get("sources") or {}).items()}
     before = set(sources)
     queries = []
     for q in pending:
@@ -106,10 +107,12 @@ def scout(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         queries.append(q)
     found = [s for s in sources if s not in before]
     asked = sorted({*state.get("asked", []), *(adversary.key(q["query"]) for q in queries)})
-    return {"sources": sources, "found_new": found, "queries": (state.get("queries") or []) + queries, "round": round_, "asked": asked}
+    return {"sources": sources, "found_new": found, "queries": (state.get("queries") or []) + queries, "round": round_,
+            "asked": asked}
 
 
-@node(lambda u: f"{len(u.get('readings', {}))} sources read, {len(u['comparison'].conflicts) if u.get('comparison') else 0} conflicts")
+@node(lambda u: f"{len(u.get('readings', {}))} sources read, "
+                f"{len(u['comparison'].conflicts) if u.get('comparison') else 0} conflicts")
 def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     """Entities, relations and statements of every new source's passages; statements compared across the
     sources that share named entities with the topic's best source (the same events)."""
@@ -151,8 +154,10 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
 
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?P<after>.{0,24})", re.I)
-_NOW = re.compile(r"\b(?:this (?:morning|afternoon|evening|forenoon)|at this hour|yesterday|to-?night|last (?:night|evening))\b", re.I)
+_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+                      r"(?P<after>.{0,24})", re.I)
+_NOW = re.compile(r"\b(?:this (?:morning|afternoon|evening|forenoon)|at this hour|yesterday|to-?night|"
+                  r"last (?:night|evening))\b", re.I)
 
 
 def event_year(topic: str, documents: list[Any]) -> int | None:
@@ -214,7 +219,8 @@ def adversary_node(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     contested = {e.a for e in comparison.conflicts} | {e.b for e in comparison.conflicts}
     agreed = {e.a for e in comparison.agreements} | {e.b for e in comparison.agreements}
     weak: list[tuple[str, Statement]] = [("contested", st[i]) for i in sorted(contested)]
-    weak += [("single source", s) for i, s in enumerate(st) if i not in contested and i not in agreed and (s.names or s.figures)]
+    weak += [("single source", s)
+             for i, s in enumerate(st) if i not in contested and i not in agreed and (s.names or s.figures)]
     asked = set(state.get("asked", []))
     pending = adversary.counter_queries(state["topic"], weak, asked, round_ + 1)
     return {"pending": pending, "asked": sorted(asked), "round": round_ + 1 if pending else round_}
@@ -273,7 +279,8 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     found = entities.merge([m for r in readings.values() for m in r.mentions])
     texts = {sid: c.get_document(sid).text for sid in readings}
     ents = [{"id": e.id, "name": e.name, "type": e.type, "aliases": e.aliases, "sources": e.sources,
-             "mentions": [{"source_id": m.source_id, "start": m.start, "end": m.end, "text": m.text} for m in e.mentions]}
+             "mentions": [{"source_id": m.source_id, "start": m.start, "end": m.end, "text": m.text}
+                          for m in e.mentions]}
             for e in found]
     spans = {(m.source_id, m.start, m.end): e.id for e in found for m in e.mentions}
     relations = []
@@ -283,9 +290,10 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
             object_id = _entity_at(spans, sid, t.object_span)
             if subject_id is None and object_id is None:
                 continue
-            relations.append({"subject": t.subject, "relation": t.relation, "object": t.object, "subject_id": subject_id,
-                              "object_id": object_id, "credibility": cred.get(sid, 0.5),
-                              "citation": {"source_id": sid, "start": t.start, "end": t.end, "text": texts[sid][t.start:t.end]}})
+            relations.append({"subject": t.subject, "relation": t.relation, "object": t.object,
+                              "subject_id": subject_id, "object_id": object_id, "credibility": cred.get(sid, 0.5),
+                              "citation": {"source_id": sid, "start": t.start, "end": t.end,
+                                           "text": texts[sid][t.start:t.end]}})
     authors = {sid: name_key(s.get("author") or "") for sid, s in state["credibility"].items()}
     output: dict[str, Any] = {
         "topic": state["topic"],
@@ -300,9 +308,11 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     output["metadata"] = {
         "rounds": max([q["round"] for q in state.get("queries", [])] or [0]),
         "facet_queries": [q["query"] for q in state.get("queries", []) if q["round"] == 0],
-        "set_aside": sorted(set(state["sources"]) - on_topic),  # retrieved, but sharing no named entity with the topic's sources
+        # retrieved, but sharing no named entity with the topic's sources
+        "set_aside": sorted(set(state["sources"]) - on_topic),
         "statements_compared": len(comparison.statements),
-        "dropped_quotes": sum(r.dropped for r in state["readings"].values()),  # an LLM mapper's names and quotes not in the source
+        # an LLM mapper's names and quotes not in the source
+        "dropped_quotes": sum(r.dropped for r in state["readings"].values()),
         "failures": state.get("failures", []),
     }
     if state.get("stopped"):
@@ -353,7 +363,8 @@ def iter_map(topic: str, context: MapContext) -> Iterator[dict[str, Any]]:
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] = {}
-    for mode, chunk in compiled().stream({"topic": topic}, config={"configurable": {"historian_map": context}, "recursion_limit": 50},
+    for mode, chunk in compiled().stream({"topic": topic},
+                                         config={"configurable": {"historian_map": context}, "recursion_limit": 50},
                                          stream_mode=["custom", "values"]):
         if mode == "custom":
             trace.append(chunk)

@@ -18,7 +18,8 @@ from historian_blueprint.mapping.nlp import ENTITY_TYPES, Mention, Reading, Trip
 from historian_blueprint.roles.llm import LLMEngine
 
 TYPES = frozenset(ENTITY_TYPES.values())
-ALIASES = {"location": "place", "gpe": "place", "organization": "organisation", "org": "organisation", "people": "person"}
+ALIASES = {"location": "place", "gpe": "place", "organization": "organisation", "org": "organisation",
+           "people": "person"}
 
 
 class MappedEntity(BaseModel):
@@ -59,7 +60,8 @@ def llm_mapper(llm: LLMEngine) -> Callable[[str, str, list[tuple[int, int]]], Re
         triplets: list[Triplet] = []
         dropped = 0
         for start, end in merge_spans(passages):
-            reply = llm.ask("mapper", f"Passage from {source_id} (characters {start}-{end}):\n{content[start:end]}", MapperReply)
+            reply = llm.ask("mapper", f"Passage from {source_id} (characters {start}-{end}):\n{content[start:end]}",
+                            MapperReply)
             for e in reply.entities:
                 kind = ALIASES.get(e.type.strip().lower(), e.type.strip().lower())
                 span = exact(content, e.name, start, end)

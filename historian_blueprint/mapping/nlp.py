@@ -20,7 +20,8 @@ ENTITY_TYPES = {
 # Honorifics and ranks dropped when names are merged ("Mrs. O'Leary" and "O'Leary" are one person).
 TITLES = frozenset("""mr mrs miss ms dr sir lady lord rev reverend gen general col colonel capt captain maj major lt
 lieutenant sgt sergeant mayor governor gov president senator judge justice secretary st saint the""".split())
-_CLAUSE_BREAK = re.compile(r";\s+|:\s+|,\s+but\s+|\s+but\s+|,\s+while\s+|,\s+for\s+(?=[a-z]+\s+(?:was|were|is|are|had|has)\b)")
+_CLAUSE_BREAK = re.compile(r";\s+|:\s+|,\s+but\s+|\s+but\s+|,\s+while\s+|"
+                           r",\s+for\s+(?=[a-z]+\s+(?:was|were|is|are|had|has)\b)")
 MIN_CLAUSE_CHARS = 25
 DENIALS = frozenset("not never no n't deny denies denied false untrue".split())  # what a denial adds to a statement
 CALENDAR = MONTHS | frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
@@ -59,10 +60,12 @@ class Statement:
     name_spans: tuple[tuple[int, int], ...] = ()  # where they are, relative to ``start``
     figures: tuple[Figure, ...] = ()  # its figures, each with what it counts
     skeleton: str = ""  # what it says without its figures, negations and named actors (and what describes them)
-    denied: bool = False  # its main verb is negated, or it stands under a denial ("X denied that ...", "it is false that ...")
+    # its main verb is negated, or it stands under a denial ("X denied that ...", "it is false that ...")
+    denied: bool = False
     words: frozenset[str] = frozenset()  # its content lemmas, without names and without a denial's frame
     agent: str = ""  # who it says did it (a name, a head noun, "the writer"), read from its main verb
-    terms: tuple[str, ...] = ()  # what it is about, in its order: nouns and names as written (a name whole), outside a denial's frame
+    # what it is about, in its order: nouns and names as written (a name whole), outside a denial's frame
+    terms: tuple[str, ...] = ()
 
 
 @dataclass
@@ -146,8 +149,8 @@ def _clauses(sent: Any, source_id: str, offset: int, content: str) -> list[State
         out.append(Statement(
             "", source_id, s, e, content[s:e], frozenset(name_key(x.text) for x in inside),
             tuple((offset + x.start_char - s, offset + x.end_char - s) for x in inside),
-            figures_of(sent, s - offset, e - offset), _skeleton(tokens, framed), _denied(tokens, framed), _words(tokens, framed),
-            agent=_agent(tokens, framed), terms=_terms(tokens, framed),
+            figures_of(sent, s - offset, e - offset), _skeleton(tokens, framed), _denied(tokens, framed),
+            _words(tokens, framed), agent=_agent(tokens, framed), terms=_terms(tokens, framed),
         ))
     return out
 
@@ -188,8 +191,10 @@ def _agent(tokens: list[Any], framed: set[int]) -> str:
     root = next((t for t in tokens if t.i not in framed and (t.dep_ == "ROOT" or t.head.i not in inside)), None)
     for _ in range(2):
         kids = list(root.children) if root is not None else []
-        if root is not None and root.lemma_ == "be" and any(c.dep_ == "nsubj" and c.lemma_ in ("truth", "fact") for c in kids):
-            root = next((c for c in kids if c.dep_ == "ccomp"), None)  # "the truth is that ...": the claim is the clause
+        if root is not None and root.lemma_ == "be" \
+                and any(c.dep_ == "nsubj" and c.lemma_ in ("truth", "fact") for c in kids):
+            # "the truth is that ...": the claim is the clause
+            root = next((c for c in kids if c.dep_ == "ccomp"), None)
     if root is None:
         return ""
     kids = list(root.children)
@@ -201,7 +206,8 @@ def _agent(tokens: list[Any], framed: set[int]) -> str:
         doer = next((c for c in by.children if c.dep_ == "pobj"), None) if by is not None else None
     if doer is None and root.pos_ in ("VERB", "AUX"):
         doer, named_only = next((c for c in kids if c.dep_ == "nsubj"), None), True
-    while doer is not None and doer.lower_ == "one" and any(c.dep_ == "prep" and c.lower_ == "of" for c in doer.children):
+    while doer is not None and doer.lower_ == "one" and any(c.dep_ == "prep" and c.lower_ == "of"
+                                                            for c in doer.children):
         of = next(c for c in doer.children if c.dep_ == "prep" and c.lower_ == "of")  # "one of the detectives"
         doer = next((c for c in of.children if c.dep_ == "pobj"), None)
     if doer is None or doer.like_num:
@@ -220,7 +226,8 @@ def _name_of(token: Any) -> str:
         if c.dep_ == "appos" and c.pos_ == "PROPN":
             return _name_of(c)  # "the Chief Engineer, Mr. Silas Wetherill": the person, not the title
     if token.pos_ == "PROPN":
-        return name_key(" ".join(t.text for t in token.subtree if t.i <= token.i and (t.dep_ == "compound" or t.i == token.i)))
+        return name_key(" ".join(t.text for t in token.subtree
+                                 if t.i <= token.i and (t.dep_ == "compound" or t.i == token.i)))
     for c in token.children:
         if c.dep_ == "prep" and c.lower_ == "of":
             inner = next((g for g in c.children if g.dep_ == "pobj" and g.pos_ == "PROPN"), None)
@@ -246,7 +253,8 @@ def _terms(tokens: list[Any], framed: set[int]) -> tuple[str, ...]:
 
 def _main_verbs(tokens: list[Any], framed: set[int]) -> list[Any]:
     inside = [t for t in tokens if t.i not in framed]
-    return [t for t in inside if t.pos_ in ("VERB", "AUX") and (t.dep_ in ("ROOT", "ccomp", "conj") or t.head.i in framed)
+    return [t for t in inside
+            if t.pos_ in ("VERB", "AUX") and (t.dep_ in ("ROOT", "ccomp", "conj") or t.head.i in framed)
             and not any(c.dep_ in ("nsubj", "nsubjpass") and c.i in framed for c in t.children)][:1] or inside[:1]
 
 
@@ -258,11 +266,13 @@ EVIDENTIAL = frozenset("ground grounds truth foundation evidence reason basis wa
 
 
 def _denied(tokens: list[Any], framed: set[int]) -> bool:
-    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), a word calling the claim false ("a fable", "got up
-    by the newspapers", "no ground for the belief"), or it is the claim of a denial ("denied that")."""
+    """The clause denies what it states: a negation on its main verb (or the verb's auxiliary), a word calling the claim
+    false ("a fable", "got up by the newspapers", "no ground for the belief"), or it is the claim of a denial ("denied
+    that")."""
     negated = any(c.dep_ == "neg" or c.lower_ in ("never", "not", "n't")
                   for v in _main_verbs(tokens, framed) for c in v.children)
-    calls_false = any(t.lemma_.lower() in FALSEHOOD or (t.lemma_.lower() in EVIDENTIAL and any(c.lower_ == "no" for c in t.children))
+    calls_false = any(t.lemma_.lower() in FALSEHOOD
+                      or (t.lemma_.lower() in EVIDENTIAL and any(c.lower_ == "no" for c in t.children))
                       or (t.lemma_.lower() == "get" and any(c.dep_ == "prt" and c.lower_ == "up" for c in t.children)
                           and t.tag_ == "VBN")
                       for t in tokens if t.i not in framed)

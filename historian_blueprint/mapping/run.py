@@ -54,7 +54,8 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     return context
 
 
-def stream_map(topic: str, *, user_id: str | None = None, context: MapContext | None = None) -> Iterator[dict[str, Any]]:
+def stream_map(topic: str, *, user_id: str | None = None,
+               context: MapContext | None = None) -> Iterator[dict[str, Any]]:
     """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``; the run is
     stored with kind "map"."""
     events: list[dict[str, Any]] = []

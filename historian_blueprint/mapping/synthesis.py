@@ -44,9 +44,11 @@ def agreeing(comparison: Comparison, leave_out: Collection[int] = ()) -> dict[in
     return near
 
 
-def conflicts(comparison: Comparison, credibility: dict[str, float], sources: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def conflicts(comparison: Comparison, credibility: dict[str, float],
+              sources: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One conflict per pair of agreement clusters that contradict each other; each side cites the statement
-    in conflict and the statements agreeing with it that are in the same conflict; a verdict when credibility separates the sides."""
+    in conflict and the statements agreeing with it that are in the same conflict; a verdict when credibility separates
+    the sides."""
     st = comparison.statements
     cl = clusters(comparison)
     near = agreeing(comparison)
@@ -86,7 +88,8 @@ def _point(kind: str, st: Statement, detail: str) -> str:
     return f"{question}: {bare}"
 
 
-def _verdict(sides: list[dict[str, Any]], groups: list[list[int]], st: list[Statement], sources: dict[str, dict[str, Any]]) -> tuple[str, float, str]:
+def _verdict(sides: list[dict[str, Any]], groups: list[list[int]], st: list[Statement],
+             sources: dict[str, dict[str, Any]]) -> tuple[str, float, str]:
     (x, y) = sides
     gap = x["credibility"] - y["credibility"]
     reason = _reason(groups, st, sources)
@@ -124,7 +127,8 @@ def consensus(comparison: Comparison, credibility: dict[str, float], authors: di
 
     used: set[int] = set()
     out = []
-    for i in sorted(near, key=lambda i: (-independent({i} | near[i]), -credibility.get(st[i].source_id, 0.5), len(st[i].text))):
+    for i in sorted(near, key=lambda i: (-independent({i} | near[i]), -credibility.get(st[i].source_id, 0.5),
+                                         len(st[i].text))):
         group = ({i} | near[i]) - used
         if i in used or independent(group) < 2:
             continue
@@ -144,7 +148,8 @@ def report(topic: str, output: dict[str, Any]) -> str:
 
     lines = [f"# Knowledge map: {md_escape(topic)}", ""]
     lines += ["## Consensus", ""]
-    lines += [f"- {md_escape(c['claim'])} " + " ".join(cite(s) for s in c["citations"]) for c in output["consensus"]] or ["- (no point on which independent sources agree)"]
+    lines += ([f"- {md_escape(c['claim'])} " + " ".join(cite(s) for s in c["citations"]) for c in output["consensus"]]
+              or ["- (no point on which independent sources agree)"])
     lines += ["", "## Battleground", ""]
     if not output["conflicts"]:
         lines.append("- (no conflict between the sources found)")
@@ -159,9 +164,11 @@ def report(topic: str, output: dict[str, Any]) -> str:
     lines += ["## Sources", ""]
     for s in output["sources"]:
         factors = ", ".join(f"{k} {v['value']:.2f}" for k, v in s["factors"].items())
-        lines.append(f"- {md_escape(s['title'])} ({md_escape(s.get('doc_type') or 'unknown type')}, {s.get('year') or 'undated'}): "
+        lines.append(f"- {md_escape(s['title'])} ({md_escape(s.get('doc_type') or 'unknown type')}, "
+                     f"{s.get('year') or 'undated'}): "
                      f"credibility {s['credibility']:.2f} — {factors}")
     lines += ["", "## Counter-queries", ""]
-    lines += [f"- round {q['round']}: {md_escape(q['query'])} → {len(q['new_sources'])} new source(s); tests {md_escape(q['aimed_at'])}"
+    lines += [f"- round {q['round']}: {md_escape(q['query'])} → {len(q['new_sources'])} new source(s); tests "
+              f"{md_escape(q['aimed_at'])}"
               for q in output["counter_queries"]] or ["- (none)"]
     return "\n".join(lines) + "\n"

@@ -24,7 +24,8 @@ ANCHOR_MIN_RATIO = 0.9
 MAX_CONFIRMING_QUOTE = 600
 
 
-def evidence_block(hits: list[dict[str, Any]], history: list[dict[str, Any]], question: str, budget: int) -> tuple[str, list[str], int]:
+def evidence_block(hits: list[dict[str, Any]], history: list[dict[str, Any]], question: str,
+                   budget: int) -> tuple[str, list[str], int]:
     """The question, recent turns and numbered passages, trimmed to the context budget."""
     entries = [
         f"E{n} ({h.get('author') or h.get('title')}, {h.get('year') or 'n.d.'}, {h.get('locator')}; {h['source_id']}): "
@@ -107,10 +108,12 @@ def to_answer(reply: ComposerReply, hits: list[dict[str, Any]], ids: list[str], 
         else:
             start, end, how = placed
             if how == "fuzzy":
-                problems.append(f"finding {k}: quote anchored fuzzily (≥ {ANCHOR_MIN_RATIO:.0%} similar) in {hit['source_id']}")
+                problems.append(f"finding {k}: quote anchored fuzzily (≥ {ANCHOR_MIN_RATIO:.0%} similar) in "
+                                f"{hit['source_id']}")
         citations.append(Citation(
             id=n, source_id=doc.source_id, title=hit.get("title") or doc.title, author=hit.get("author") or doc.author,
-            year=hit.get("year"), locator=layouts.locate(doc.source_id, doc.text, start, end), text=doc.text[start:end], start=start, end=end,
+            year=hit.get("year"), locator=layouts.locate(doc.source_id, doc.text, start, end), text=doc.text[start:end],
+            start=start, end=end,
         ))
         renumber.setdefault(eid, n)
         claim = strip_any_markers(finding.claim)

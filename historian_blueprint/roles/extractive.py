@@ -25,17 +25,20 @@ from historian_blueprint.verify.asked import asks, holds_type, name_asked
 from historian_blueprint.verify.question import constraints, unmet
 from historian_blueprint.verify.reader import default_reader, reader_in_use
 
-_COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|why|how did|and)\b", re.I)
+_COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|"
+                      r"why|how did|and)\b", re.I)
 _COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
 MIN_FACT_SCORE = 0.34   # below this the best evidence shares too little with the question: refuse
-MIN_OVERLAP = 0.34      # an answering fact holds a third of the question's content words (a question may reword the rest)
+# an answering fact holds a third of the question's content words (a question may reword the rest)
+MIN_OVERLAP = 0.34
 MIN_CONTEXT_OVERLAP = 0.25  # supporting findings may share less, but must share something
 # Words that say what to do with the answer rather than what it is about.
 INSTRUCTION_WORDS = frozenset(
     "list name describe explain give tell identify summarize summarise discuss according document documents "
     "collection say said mention mentioned main major key".split()
 )
-_WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
+_WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|"
+                       r"^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
 
 
 _INSTRUCTION_STEMS = frozenset(vstem(w) for w in INSTRUCTION_WORDS) | INSTRUCTION_WORDS  # content words are stems
@@ -58,7 +61,8 @@ def thread_words(question: str, history: list[dict[str, Any]] | None, turns: int
 
 
 _FOCUS = re.compile(
-    r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?P<phrase>[\w' -]+?)\s+(?:of|on|in|for|with|to|by|at|during|that|from)\b",
+    r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?P<phrase>[\w' -]+?)\s+"
+    r"(?:of|on|in|for|with|to|by|at|during|that|from)\b",
     re.I,
 )
 
@@ -183,7 +187,8 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
                 continue
             typed = holds_type(kind, sentence, question=question)  # always, when the question asks for no type
             if not typed and n + 1 < len(spans):
-                following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]  # "one cloud upon our horizon." "It hangs over Mexico."
+                # "one cloud upon our horizon." "It hangs over Mexico."
+                following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]
                 if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= MAX_QUOTE:
                     e = spans[n + 1][1]
                     sentence, typed = hit["text"][s:e], True
@@ -196,7 +201,8 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
             quality = text_quality(sentence)
             thread = len(context & (words | metadata)) / len(context) if context else 0.0
             asked = 0.0 if kind == "other" else TYPE_WEIGHT if typed else -TYPE_WEIGHT
-            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) + THREAD_WEIGHT * thread + asked - 0.01 * rank) * quality
+            score = (0.65 * overlap + 0.35 * float(hit.get("score", 0)) + THREAD_WEIGHT * thread + asked
+                     - 0.01 * rank) * quality
             start = hit["start"] + s
             key = (hit["source_id"], start)
             if key not in facts or facts[key].score < score:
@@ -210,7 +216,8 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
 
 
 READ_FACTS = 6        # the best findings by words the reader reads (6, 12 and 24 ranked alike on the development set)
-ANSWER_WEIGHT = 0.5   # how much the reader's p(answers) adds to a finding's score (chosen on tests/data/questions.jsonl)
+# how much the reader's p(answers) adds to a finding's score (chosen on tests/data/questions.jsonl)
+ANSWER_WEIGHT = 0.5
 
 
 def by_reader(question: str, ranked: list[Fact]) -> list[Fact]:
@@ -253,7 +260,8 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     if not shape.comparison and not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):
         return refusal(question, facts, searched, n_documents)
     sides = {w for side in shape.sides for w in side.words} if shape.comparison else set()
-    absent = [c for c in unmet(question, [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
+    absent = [c for c in unmet(question,
+                               [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
               if c.kind in ("name", "date") and not (c.words & sides)]  # a figure or qualifier nothing cited gives is
     # flagged, not refused: the passages may word it otherwise ("in bondage": "owned"), and "(1)" may be no figure at
     # all; a side of a comparison nothing mentions is "not found for this side", not a reason to refuse the rest
@@ -261,7 +269,8 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
         return refusal(question, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
     wanted, noun, name = focus(question)
     if wanted and not any(answers_focus(f, wanted, name) for f in facts):
-        what = (f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if name else f"the {noun}"
+        what = ((f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if name
+                else f"the {noun}")
         return refusal(question, facts, searched, n_documents, missing=what)
     if shape.comparison:
         names = {w for c in constraints(question) if c.kind == "name" for w in c.words}
@@ -293,7 +302,8 @@ def _best(question: str, facts: list[Fact], shape: Shape) -> list[Fact]:
         chosen: list[Fact] = []
         seen: set[str] = set()  # the items the chosen findings hold (list_items' keys)
         for fact in facts:
-            items = set(list_items(question, fact.text, shape.asked)) if in_scope(question, fact.text, fact.year) else set()
+            items = (set(list_items(question, fact.text, shape.asked))
+                     if in_scope(question, fact.text, fact.year) else set())
             heading = not chosen and not items and fact.overlap >= MIN_OVERLAP and fact is facts[0]
             if items - seen or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct
                 chosen.append(fact)
@@ -319,7 +329,8 @@ def _attribution(fact: Fact) -> str:
     return f"{who}{when}, {fact.locator}"
 
 
-def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: int, missing: str | None = None) -> Answer:
+def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: int,
+            missing: str | None = None) -> Answer:
     """Say that the collection does not answer, and what was searched."""
     closest = "; ".join(f"{f.title} ({f.locator})" for f in facts[:3]) or "none"
     why = f"mention the subject but not {missing}" if missing else "do not contain enough of the question to answer it"
@@ -356,6 +367,7 @@ def revise(draft: Answer, flagged_citations: set[int]) -> Answer:
         return draft if draft.answer.endswith(note) else draft.model_copy(update={"answer": draft.answer + note})
     dropped = len(draft.citations) - len(keep)
     answer = (f"After verification, {len(citations)} finding{'s' if len(citations) != 1 else ''} remain"
-              + (f" ({dropped} dropped: {'its claim' if dropped == 1 else 'their claims'} could not be confirmed)" if dropped else "")
+              + (f" ({dropped} dropped: {'its claim' if dropped == 1 else 'their claims'} could not be confirmed)"
+                 if dropped else "")
               + "; each is quoted below, under its source.")
     return Answer(answer=answer, bullets=bullets, citations=citations, claims=claims, notes=draft.notes, summary=True)

@@ -21,7 +21,8 @@ _LIST_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|[2-8])\b(?!\s*
 # The count is what the question asks for: "what (were the) four ...", "which two ...", "name three ...", "list the
 # five ...", "were the five ...", or a question that opens on it ("The four freedoms, 1941"); not "about the three
 # branches of government".
-_LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|summarize|summarise|describe|outline)\s+(?:were\s+|are\s+)?(?:the\s+)?|"
+_LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|summarize|summarise|describe|"
+                       r"outline)\s+(?:were\s+|are\s+)?(?:the\s+)?|"
                        r"\b(?:were|are)\s+the\s+|^\s*(?:the\s+)?)$", re.I)
 
 
@@ -31,7 +32,8 @@ _LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|su
 _PLURAL = r"(?-i:(?!(?:is|was|has|does|this|his|its|thus|as|news|gas)\b)[a-z-]+[^suiw\W]s)"
 _FILLER = r"(?-i:(?!(?:his|her|their|its|my|our|your|the|a|an)\b)[a-z-]+)\s+"  # "what (other) steps"
 _OPEN_LIST = re.compile(
-    rf"^\W*(?:(?:what|which)\s+(?:of\s+(?:his|her|their|the)\s+)?(?:(?:kinds?|sorts?|types?)\s+of\s+[\w-]+(?:\s+[\w-]+)?|"
+    r"^\W*(?:(?:what|which)\s+(?:of\s+(?:his|her|their|the)\s+)?"
+    r"(?:(?:kinds?|sorts?|types?)\s+of\s+[\w-]+(?:\s+[\w-]+)?|"
     rf"(?:{_FILLER}){{0,3}}{_PLURAL})\s+(?:did|do|does|were|are|had|have|has|could|would|will|should)\b|"
     rf"(?:list|name|enumerate|identify)\s+(?:the|all|each|every)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\b)", re.I)
 
@@ -62,15 +64,18 @@ _ENUMERATION = re.compile(rf"{_NAME.pattern}(?:\s*,\s*{_NAME.pattern})*,?\s+(?:a
 # A sentence that opens an item of an enumeration: "The second is ...", "Secondly, ...", "In the first place, ...",
 # "First. That the States ...", "(2) ...", "2. ...", "II. ...".
 _ORD = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|last|next|another)"
-_ARTICLE = r"(?:art(?:icle)?|sec(?:tion)?)\.?\s*(?:[-\u2013\u2014]+|(?:[1-8]|[ivx]{1,4})\b\.?)"  # "ART.-All slaves", "Article 2."
+# "ART.-All slaves", "Article 2."
+_ARTICLE = r"(?:art(?:icle)?|sec(?:tion)?)\.?\s*(?:[-\u2013\u2014]+|(?:[1-8]|[ivx]{1,4})\b\.?)"
 ORDINAL_OPENING = re.compile(  # "Next morning we went ..." and "First, I ..." are no items
     rf"^\W*(?:(?:the\s+)?{_ORD}\s+(?:is|was|are|were|of\s+these)\b|in\s+the\s+{_ORD}\s+place\b|{_ARTICLE}|"
     r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth)(?:ly\b|[.:]\s)|lastly\b|\(?(?:[1-8]|[ivx]{1,4})[.)]\s)",
     re.I)
 # A list a sentence introduces: "the following:", "these:", "namely:", "as follows:", "four questions:".
-_INTRODUCED = re.compile(r"\b(?:following|these|namely|viz|as\s+follows|two|three|four|five|six|seven|eight)\b[^:;.]{0,40}?:", re.I)
+_INTRODUCED = re.compile(r"\b(?:following|these|namely|viz|as\s+follows|two|three|four|five|six|seven|"
+                         r"eight)\b[^:;.]{0,40}?:", re.I)
 # A list's first item after the colon that introduces it: "... adopt: (1) A realistic tax law", "viz: Art. 1. Every".
-_FIRST_ITEM = re.compile(r":\s*(?:\(1\)|1[.)]|\((?:a|i)\)|(?i:art(?:icle)?)\.?\s*(?:1|I)\b\.?)\s+\S")  # not "said: A. Lincoln"
+# not "said: A. Lincoln"
+_FIRST_ITEM = re.compile(r":\s*(?:\(1\)|1[.)]|\((?:a|i)\)|(?i:art(?:icle)?)\.?\s*(?:1|I)\b\.?)\s+\S")
 # Numbered items inside one sentence: "(1) the repeal ...; (2) a tariff ...; (3) ..."
 _NUMBERED = re.compile(r"(?<![^\s;:,])\((?:[1-8]|[a-h]|[ivx]{1,4})\)\s+([^;()]+)", re.I)
 _BODIES = frozenset(content_words(" ".join(GENERIC_NAMES) + " representatives house senate congress fellow citizens"))
@@ -93,7 +98,8 @@ def list_items(question: str, text: str, asked: int) -> list[str]:
     for m in _ENUMERATION.finditer(text):
         for name in _NAME.findall(m.group()):
             key = " ".join(content_words(name))
-            generic = set(content_words(name)) <= _BODIES  # "the Senate and House of Representatives": offices, not items
+            # "the Senate and House of Representatives": offices, not items
+            generic = set(content_words(name)) <= _BODIES
             if key and not generic and not set(content_words(name)) <= known and key not in names:
                 names.append(key)
     if len(names) >= 2:

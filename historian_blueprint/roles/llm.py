@@ -43,7 +43,8 @@ class LLMEngine:
         system = prompts.system(prompts.TASKS[role], schema.model_json_schema())
         if extra_system:
             system += "\n\n" + extra_system
-        return self.client.structured(role, [SystemMessage(content=system), HumanMessage(content=task_input)], schema, self.usage)
+        return self.client.structured(role, [SystemMessage(content=system), HumanMessage(content=task_input)],
+                                      schema, self.usage)
 
     def models(self) -> dict[str, str]:
         return {role: self.client.settings.role(role).model for role in ROLES}
@@ -89,7 +90,8 @@ class LLMRoles:
             return Outcome(self.offline.refuse(task))
         return Outcome(to_answer(reply, shown, ids, task.get_document))
 
-    def _verify(self, role: str, floor: Any, task_input: str, schema: type[BaseModel], merge: Any, extra: str = "") -> Outcome:
+    def _verify(self, role: str, floor: Any, task_input: str, schema: type[BaseModel], merge: Any,
+                extra: str = "") -> Outcome:
         """Ask a verifier's model and merge its reply into the floor's report; a failure leaves the floor's."""
         try:
             reply = self.llm.ask(role, task_input, schema, extra_system=extra)
@@ -111,7 +113,8 @@ class LLMRoles:
     def counter_argue(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[CounterReport]:
         floor = self.offline.counter_argue(task, draft, claims).value
         passages, _, shown = self._evidence(task, history=False)
-        return self._verify("counter_arguer", floor, f"{_claims_task(task, draft, claims)}\n\nRetrieved passages:\n{passages}",
+        return self._verify("counter_arguer", floor,
+                            f"{_claims_task(task, draft, claims)}\n\nRetrieved passages:\n{passages}",
                             replies.CounterReply, lambda r: replies.merge_counter(floor, r, shown, self.caps))
 
     def judge(
@@ -119,7 +122,8 @@ class LLMRoles:
         revisions_left: bool, failures: list[str],
     ) -> Outcome[Judgement]:
         def floor(claims: list[ClaimVerdict], reports: Reports) -> Judgement:
-            return self.offline.judge(task, draft, claims, reports, revisions_left=revisions_left, failures=failures).value
+            return self.offline.judge(task, draft, claims, reports, revisions_left=revisions_left,
+                                      failures=failures).value
 
         judged = floor(claims, reports)
         report = judged.report
@@ -127,7 +131,8 @@ class LLMRoles:
         new: list[str] = []
         if not failed:
             try:
-                reply = self.llm.ask("judge", self._judge_task(task, draft, claims, reports, report), replies.JudgeReply)
+                reply = self.llm.ask("judge", self._judge_task(task, draft, claims, reports, report),
+                                     replies.JudgeReply)
             except LLMError as exc:
                 failed = new = [str(exc)]
             else:
@@ -136,15 +141,18 @@ class LLMRoles:
                     judged = floor(confirmed, replies.refresh_reports(reports, confirmed, task.hits, self.caps))
                 report = replies.merge_judge(judged.report, reply)
                 if notes:
-                    report = report.model_copy(update={"summary": f"{report.summary}; judge quotes: {'; '.join(notes)}"})
+                    report = report.model_copy(update={"summary": f"{report.summary}; judge quotes: "
+                                                                  f"{'; '.join(notes)}"})
         if failed:
             report = replies.failed_judge(report, failed)
         elif draft is not None and any("rejected" in n for n in draft.notes):
             report = replies.cap_for_rejections(report, [n for n in draft.notes if "rejected" in n])
         return Outcome(Judgement(report, judged.claims, judged.reports), new)
 
-    def _judge_task(self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports, floor: JudgeReport) -> str:
-        """The claims, the reports, the floor's judgement and, when a claim is unconfirmed, the passages to quote from."""
+    def _judge_task(self, task: Task, draft: Answer | None, claims: list[ClaimVerdict], reports: Reports,
+                    floor: JudgeReport) -> str:
+        """The claims, the reports, the floor's judgement and, when a claim is unconfirmed, the passages to quote
+        from."""
         ask = (f"{_claims_task(task, draft, claims)}\n\nReports:\n{json.dumps(reports.as_dict())}"
                f"\n\nThe deterministic checks give: {floor.status} at {floor.confidence:.2f}.")
         if any(c.verdict == "unconfirmed" for c in claims):
@@ -163,7 +171,8 @@ class LLMRoles:
             for cl in claims
         )
         try:
-            reply = self.llm.ask("refiner", f"{text}\n\nCurrent answer: {draft.answer}\n\n{findings}", replies.ComposerReply)
+            reply = self.llm.ask("refiner", f"{text}\n\nCurrent answer: {draft.answer}\n\n{findings}",
+                                 replies.ComposerReply)
         except LLMError as exc:
             return Outcome(extractive.revise(draft, wrong), [str(exc)])
         return Outcome(to_answer(reply, shown, ids, task.get_document))

@@ -52,7 +52,8 @@ class OfflineRoles:
             if doc is None:
                 refined.append(fact)
                 continue
-            refined.append(fact.model_copy(update={"locator": layouts.locate(doc.source_id, doc.text, fact.start, fact.end)}))
+            refined.append(fact.model_copy(update={"locator": layouts.locate(doc.source_id, doc.text,
+                                                                             fact.start, fact.end)}))
         return refined
 
     def compose(self, task: Task, facts: list[Fact] | None) -> Outcome[Answer]:
@@ -60,7 +61,8 @@ class OfflineRoles:
         labels = {}
         for fact in (facts or [])[:24]:
             if fact.source_id not in labels:
-                labels[fact.source_id] = source_label(fact.model_dump(exclude={"locator"}), task.get_document(fact.source_id))
+                labels[fact.source_id] = source_label(fact.model_dump(exclude={"locator"}),
+                                                      task.get_document(fact.source_id))
         if task.shape.kind == "list":
             facts = written.enumeration(facts or [], task.get_document, task.shape.asked)
         return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages,

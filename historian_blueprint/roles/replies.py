@@ -81,10 +81,12 @@ class JudgeReply(BaseModel):
 
 
 # ----------------------------------------------------------------------------- merging into the floor
-def merge_challenge(floor: ChallengeReport, reply: ChallengerReply, claims: list[ClaimVerdict], caps: Caps) -> ChallengeReport:
+def merge_challenge(floor: ChallengeReport, reply: ChallengerReply, claims: list[ClaimVerdict],
+                    caps: Caps) -> ChallengeReport:
     known = {c.id for c in claims}
     added = [w for w in reply.weaknesses if w.claim_id in known]
-    weaknesses = floor.weaknesses + [Weakness(claim_id=w.claim_id, issue=f"{MODEL} {w.issue}", severity=w.severity) for w in added]
+    weaknesses = floor.weaknesses + [Weakness(claim_id=w.claim_id, issue=f"{MODEL} {w.issue}", severity=w.severity)
+                                     for w in added]
     critical = floor.critical or any(w.severity == "critical" for w in reply.weaknesses if w.claim_id in known)
     serious = {w.claim_id for w in reply.weaknesses if w.claim_id in known and w.severity in ("high", "critical")}
     unsupported = sorted(set(floor.unsupported_claims) | serious)
@@ -118,10 +120,12 @@ def merge_counter(floor: CounterReport, reply: CounterReply, hits: list[dict[str
     cited = [ids[e.strip("[]").upper()] for e in reply.evidence_ids if e.strip("[]").upper() in ids]
     if not reply.opposing_reading or not cited:  # an opposing reading must rest on a retrieved passage
         return floor
-    evidence = floor.evidence + [{"source_id": h["source_id"], "text": h["text"][:400], "locator": h.get("locator")} for h in cited]
+    evidence = floor.evidence + [{"source_id": h["source_id"], "text": h["text"][:400], "locator": h.get("locator")}
+                                 for h in cited]
     return CounterReport(
         opposing_reading=" / ".join(r for r in (floor.opposing_reading, f"{MODEL} {reply.opposing_reading}") if r),
-        evidence=evidence, both_interpretations_valid=floor.both_interpretations_valid or reply.both_interpretations_valid,
+        evidence=evidence,
+        both_interpretations_valid=floor.both_interpretations_valid or reply.both_interpretations_valid,
         penalty=round(min(caps.counter, max(floor.penalty, caps.counter * reply.strength)), 4),
         summary="the model found an opposing reading in the retrieved passages",
     )

@@ -23,12 +23,15 @@ from historian_blueprint.text.normalize import QUOTES
 from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.question import Constraint, constraints
 
-_COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|unlike|alike)\b|"
-                       r"\b\d{4}\s+and\s+\d{4}\s+(?:annual\s+)?(?:messages|addresses|speeches)\b", re.I)  # "his 1925 and 1927 messages"
+_COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|"
+                       r"unlike|alike)\b|"
+                       # "his 1925 and 1927 messages"
+                       r"\b\d{4}\s+and\s+\d{4}\s+(?:annual\s+)?(?:messages|addresses|speeches)\b", re.I)
 _DOC_WORDS = r"(?:messages?|address(?:es)?|speech(?:es)?|accounts?|interviews?|narratives?|views?|stance|positions?)"
 # What may stand between two coordinated sides: "A and B", "A vs. B", "A, B and C", "A and in B", "A with that of B".
 _JOIN = re.compile(rf"^\s*\)?\s*(?:'s)?\s*(?:{_DOC_WORDS}\s*)?(?:,\s*)?"
-                   r"(?:(?:and|or|vs\.?|versus|(?:compared\s+|differ(?:ed)?\s+|as\s+against\s+)?(?:with|to|from)|against)\s+)?"
+                   r"(?:(?:and|or|vs\.?|versus|"
+                   r"(?:compared\s+|differ(?:ed)?\s+|as\s+against\s+)?(?:with|to|from)|against)\s+)?"
                    r"(?:(?:in|of|(?:that|those)\s+(?:of|in)|what|the|his|her|their|presidents?|mr\.?)\s+)?$", re.I)
 # What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914",
 # a reporting verb between them: "Johnson said in 1867", "Grant told Congress in 1874".
@@ -90,14 +93,16 @@ def _sides(question: str) -> list[Side]:
     raw = []
     for at, c in found:
         if at >= 0:
-            text = c.text[:-1] if re.search(r"[a-z]{2}\.$", c.text) else c.text  # "Hayes." ends the sentence, not the name
+            # "Hayes." ends the sentence, not the name
+            text = c.text[:-1] if re.search(r"[a-z]{2}\.$", c.text) else c.text
             raw.append((at, at + len(text), c))
     atoms: list[tuple[int, int, Constraint, int | None]] = []  # (start, end, constraint, a name's year)
     for k, (at, end, c) in enumerate(raw):
         prev = atoms[-1] if atoms else None
         more_years = k + 1 < len(raw) and raw[k + 1][2].kind == "date" and _JOIN.match(question[end:raw[k + 1][0]])
+        # "Lincoln's 1861 and 1864 messages": the years are the sides
         if prev and c.kind == "date" and prev[2].kind == "name" and prev[3] is None and not more_years \
-                and _DATED.fullmatch(question[prev[1]:at]):  # "Lincoln's 1861 and 1864 messages": the years are the sides
+                and _DATED.fullmatch(question[prev[1]:at]):
             close = end + 1 if question[end:end + 1] == ")" and "(" in question[prev[1]:at] else end  # "Wilson (1913)"
             atoms[-1] = (prev[0], close, prev[2], int(c.text))
             continue
@@ -107,7 +112,8 @@ def _sides(question: str) -> list[Side]:
     for atom in atoms:
         if run:
             prev = run[-1]
-            if (prev[2].kind, prev[3] is None) == (atom[2].kind, atom[3] is None) and _JOIN.match(question[prev[1]:atom[0]]):
+            if (prev[2].kind, prev[3] is None) == (atom[2].kind, atom[3] is None) \
+                    and _JOIN.match(question[prev[1]:atom[0]]):
                 run.append(atom)
                 continue
         if len(run) > len(best):
@@ -123,10 +129,12 @@ def _sides(question: str) -> list[Side]:
         query = question
         for other_at, other in labels:
             if other_at < at:    # "Hoover and Roosevelt": take out "Hoover and"
-                query = re.sub(rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})"
+                query = re.sub(rf"\b{re.escape(other)}"
+                               rf"(?:'s)?(?:\s+{_DOC_WORDS})?(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})"
                                rf"(?:\s+(?:that|those|what)\b)?)?\s*", " ", query, count=1)
             elif other_at > at:  # "Hoover and Roosevelt": take out "and Roosevelt"
-                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})(?:\s+(?:(?:that|those)\s+(?:of|in)|what))?)?\s*"
+                query = re.sub(rf"(?:\s*,)?(?:\s+(?:and|or|vs\.?|versus|{_AGAINST})"
+                               r"(?:\s+(?:(?:that|those)\s+(?:of|in)|what))?)?\s*"
                                rf"\b{re.escape(other)}(?:'s)?(?:\s+{_DOC_WORDS})?(?!\w)", " ", query, count=1)
         query = re.sub(r"\s+([?.,:])", r"\1", re.sub(r"\s+", " ", query)).strip()
         if year is not None:  # "Johnson said in 1867": the side is "Johnson in 1867"
@@ -173,8 +181,10 @@ def _named(question: str) -> list[Constraint]:
                 c = Constraint(bare, "name", frozenset(content_words(bare)))
         named.append(c)
     first = re.match(r"\s*([A-Z][a-z]+)\b", question)
-    if first and first.group(1).lower() not in _OPENERS and not any(question.find(c.text) == first.start(1) for c in named) \
-            and content_words(first.group(1)) and not question[first.end(1):].lstrip().startswith(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
+    if first and first.group(1).lower() not in _OPENERS \
+            and not any(question.find(c.text) == first.start(1) for c in named) \
+            and content_words(first.group(1)) \
+            and not question[first.end(1):].lstrip().startswith(tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
         named.append(Constraint(first.group(1), "name", frozenset(content_words(first.group(1)))))
     return named
 
@@ -255,13 +265,15 @@ def belongs(side: Side, shape: Shape, *, byline: str, text: str, year: int | Non
 def described(shape: Shape, question: str, citations: list[dict], claims: list[str] = ()) -> dict[str, object] | None:
     """The shape as the page shows it, from the answer's final citations: a comparison's sides with the
     citations that speak for each (``found`` false: nothing was found for it), or a list's found and asked
-    counts (an open list: ``open``, no counts). None for a single answer. ``claims``: a model's own words per finding (the LLM composer gives one
-    finding per item asked), so each distinct one is an item; quoted findings are counted by list_items."""
+    counts (an open list: ``open``, no counts). None for a single answer. ``claims``: a model's own words per finding
+    (the LLM composer gives one finding per item asked), so each distinct one is an item; quoted findings are counted by
+    list_items."""
     if shape.comparison:
         rows = []
         for side in shape.sides:
             ids = [c["id"] for c in citations
-                   if belongs(side, shape, byline=f"{c.get('author') or ''} {c.get('title') or ''}", text=c["text"], year=c.get("year"))]
+                   if belongs(side, shape, byline=f"{c.get('author') or ''} {c.get('title') or ''}", text=c["text"],
+                              year=c.get("year"))]
             rows.append({"label": side.label, "citations": ids, "found": bool(ids)})
         return {"kind": "comparison", "sides": rows}
     if shape.kind == "list" and shape.asked:

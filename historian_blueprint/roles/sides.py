@@ -32,7 +32,8 @@ from historian_blueprint.text.words import content_words
 Embed = Callable[[list[str]], np.ndarray]  # texts -> normalized vectors (index.embedding.Embedder.encode)
 
 PER_SIDE = 2          # findings a comparison quotes for each side
-MEANING_WEIGHT = 0.5  # how much nearness in meaning counts beside the shared topic words (fit: see docs/verification.md)
+# how much nearness in meaning counts beside the shared topic words (fit: see docs/verification.md)
+MEANING_WEIGHT = 0.5
 MIN_SIDE = 0.35       # a side's sentence must reach this (words and meaning together) to be quoted
 
 COMPARING = frozenset(content_words("compare compared comparison contrast contrasted differ differed difference "
@@ -41,7 +42,8 @@ COMPARING = frozenset(content_words("compare compared comparison contrast contra
 
 
 def topic_words(question_words: set[str], shape: Shape) -> set[str]:
-    """The question's words other than its sides' and the comparing ones ("Wilson vs Roosevelt on the trusts": trust)."""
+    """The question's words other than its sides' and the comparing ones ("Wilson vs Roosevelt on the trusts":
+    trust)."""
     return question_words - {w for side in shape.sides for w in side_words(side)} - COMPARING
 
 
@@ -114,6 +116,7 @@ def sentences_of(hits: Sequence[dict[str, Any]]) -> list[Fact]:
             text = hit["text"][s:e]
             if len(set(content_words(text))) < 4:
                 continue
-            out.append(Fact(source_id=hit["source_id"], title=hit["title"], author=hit.get("author"), year=hit.get("year"),
-                            start=hit["start"] + s, end=hit["start"] + e, text=text, locator=hit["locator"], score=0.0))
+            out.append(Fact(source_id=hit["source_id"], title=hit["title"], author=hit.get("author"),
+                            year=hit.get("year"), start=hit["start"] + s, end=hit["start"] + e, text=text,
+                            locator=hit["locator"], score=0.0))
     return out

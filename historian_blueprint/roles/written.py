@@ -21,12 +21,13 @@ from historian_blueprint.text.words import content_words
 ENUMERATION_READ = 8  # sentences read on past the last item of an enumeration found, for the items that follow it
 
 
-def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None], asked: int | None = None) -> list[Fact]:
+def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | None],
+                asked: int | None = None) -> list[Fact]:
     """An enumeration goes on past the sentence retrieval found: after an item that opens on an ordinal ("The
     third is freedom from want ..."), or after the list's heading (a sentence that gives the count asked: "four
-    essential human freedoms", or introduces a list: "... as follows:"), the next sentences of its document that are items (roles.lists.list_items) are
-    read too ("The fourth is freedom from fear ..."), whether or not they share the question's words. They join
-    the facts just below the sentence they follow."""
+    essential human freedoms", or introduces a list: "... as follows:"), the next sentences of its document that are
+    items (roles.lists.list_items) are read too ("The fourth is freedom from fear ..."), whether or not they share the
+    question's words. They join the facts just below the sentence they follow."""
     out = list(facts)
     have = {(f.source_id, f.start) for f in facts}
     layouts = Layouts()
@@ -38,7 +39,8 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
         doc = get_document(fact.source_id)
         if doc is None:
             continue
-        following = list(sentence_spans(doc.text, fact.end, min(len(doc.text), fact.end + 12000)))[:6 * ENUMERATION_READ]
+        following = list(sentence_spans(doc.text, fact.end,
+                                        min(len(doc.text), fact.end + 12000)))[:6 * ENUMERATION_READ]
         headed = bool(trailing)
         read = 0
         for k, (s, e) in enumerate(following):
@@ -51,7 +53,8 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
             if headed and k and _BARE_ORDINAL.fullmatch(doc.text[following[k - 1][0]:following[k - 1][1]].strip()):
                 start = following[k - 1][0]  # "Second." + "No sectarian tenets ..."
             elif headed and not k and trailing:
-                start = fact.start + trailing.start() + 1  # "First." at the end of the sentence before, + "That the States ..."
+                # "First." at the end of the sentence before, + "That the States ..."
+                start = fact.start + trailing.start() + 1
                 start += len(doc.text[start:]) - len(doc.text[start:].lstrip())
             else:
                 start = s
@@ -60,14 +63,16 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
                 read = 0  # an enumeration goes on while its items do: read on past the last one found
             if item and (fact.source_id, start) not in have and e - start <= 600:
                 have.add((fact.source_id, start))
-                out.append(fact.model_copy(update={"start": start, "end": e, "text": doc.text[start:e], "score": fact.score - 0.001,
+                out.append(fact.model_copy(update={"start": start, "end": e, "text": doc.text[start:e],
+                                                   "score": fact.score - 0.001,
                                                    "locator": layouts.locate(doc.source_id, doc.text, start, e)}))
             if read == ENUMERATION_READ:
                 break
     return sorted(out, key=lambda f: -f.score)
 
 
-_ORDINALS = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|[1-8]|[ivx]{1,4}|art(?:icle)?\.?\s*[-\u2013\u2014]+)"  # "ART.-"
+_ORDINALS = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|[1-8]|[ivx]{1,4}|" \
+            r"art(?:icle)?\.?\s*[-\u2013\u2014]+)"  # "ART.-"
 _BARE_ORDINAL = re.compile(rf"\(?{_ORDINALS}[.):]?", re.I)          # a sentence that is only "Second." or "(2)"
 _TRAILING_ORDINAL = re.compile(rf"[.:]\s+{_ORDINALS}[.:]\s*$", re.I)  # a sentence that ends on the first item's ordinal
 
@@ -85,7 +90,8 @@ def lead(question: str, words: set[str], citations: Sequence[Citation], shape: S
     if shape.comparison:
         parts = []
         for side in shape.sides:
-            mine = [c for c in citations if belongs(side, shape, byline=f"{c.author or ''} {c.title}", text=c.text, year=c.year)]
+            mine = [c for c in citations
+                    if belongs(side, shape, byline=f"{c.author or ''} {c.title}", text=c.text, year=c.year)]
             if mine:
                 named = who(mine[0])
                 by = named if name_of(side).lower() in named.lower() else f"for {side.label}, {named}"
@@ -96,7 +102,8 @@ def lead(question: str, words: set[str], citations: Sequence[Citation], shape: S
     first = citations[0]
     more = len(citations) - 1
     sources = len({c.source_id for c in citations})
-    rest = (f" {more} more passage{'s' if more != 1 else ''}" + (f", from {sources - 1} other document{'s' if sources != 2 else ''}," if sources > 1 else " of it")
+    rest = (f" {more} more passage{'s' if more != 1 else ''}"
+            + (f", from {sources - 1} other document{'s' if sources != 2 else ''}," if sources > 1 else " of it")
             + f" bear{'s' if more == 1 else ''} on the question.") if more else ""
     opening = f"{who(first)}, {first.locator}, answers most directly: “{excerpt(first.text, words)}” [1]."
     if shape.kind == "list" and shape.asked:

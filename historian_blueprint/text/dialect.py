@@ -44,7 +44,8 @@ def dialect_query(question: str) -> str | None:
     massa ... tole tol"), or None when no word of it has one."""
     forms, _, _ = lexicon()
     words = re.findall(r"[a-z]+", question.lower())
-    extra = [spelling for w in dict.fromkeys(words) if content_words(w) for spelling in forms.get(w, ())]  # not "was", "with"
+    # not "was", "with"
+    extra = [spelling for w in dict.fromkeys(words) if content_words(w) for spelling in forms.get(w, ())]
     return f"{question} {' '.join(extra)}" if extra else None
 
 

@@ -9,7 +9,8 @@ from typing import Any
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|!#~])")
 _MARKER = re.compile(r"\\\[(\d{1,3})\\\](?![:(\[])")  # a citation marker "[3]", never "[3]:" / "[3](" / "[3][": no link
 # What the escapes above leave that a renderer (or a spreadsheet) would still read as more than text: a line or a list
-# item opening with a list, heading or setext marker or a formula opener (= + - @, "1." / "1)"), and an entity ("&amp;").
+# item opening with a list, heading or setext marker or a formula opener (= + - @, "1." / "1)"), and an entity
+# ("&amp;").
 _OPENER = re.compile(r"^(?=[=+\-@])|^([0-9]{1,9})(?=[.)])")
 _ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
 

@@ -10,7 +10,8 @@ QUOTES = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "
 ABBREVIATIONS = {"u.s.a.": "usa", "u.s.": "usa", "u.k.": "uk", "&": " and "}
 # Multi-word names with a common short form, compared as one token.
 PHRASES = re.compile(
-    r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)",
+    r"\bunited states(?: of america)?\b|\busa\b|(?<=\bthe )us\b|"
+    r"\bus(?= (?:army|navy|senate|congress|government|treasury|supreme court)\b)",
     re.IGNORECASE,  # normalize() sees lowercase text; capitalized_terms() sees the original case
 )
 PHRASE_FORM = "usa"

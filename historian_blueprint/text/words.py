@@ -357,7 +357,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             value, word = float(_ORDINAL_WORDS[lower[i]]), True
         elif lower[i] not in _NOT_QUANTITIES:
             k = i
-            while k < len(tokens) and all(p in NUMBER_WORDS or p == "and" for p in lower[k].split("-")) and not (k == i and lower[k] == "and"):
+            while k < len(tokens) and all(p in NUMBER_WORDS or p == "and" for p in lower[k].split("-")) \
+                    and not (k == i and lower[k] == "and"):
                 k += 1
             while k > i and lower[k - 1] == "and":
                 k -= 1

@@ -64,7 +64,8 @@ def verify_answer(
         return result
     if result.probability is not None:  # "no" is right as often as the statement is wrong
         result.probability, result.features = round(1 - result.probability, 4), None
-        if result.verdict not in ("supported", "misattributed", "misquote", "contradicted"):  # not saying is not denying
+        # not saying is not denying
+        if result.verdict not in ("supported", "misattributed", "misquote", "contradicted"):
             result.probability = min(result.probability, 1 - result.probability)
     if result.verdict in ("supported", "misattributed", "misquote"):  # the statement is in the sources
         result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"

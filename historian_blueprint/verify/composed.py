@@ -56,7 +56,8 @@ def narrative_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
 
 
 def verify_composed(
-    draft: Answer, *, get_document: Callable[[str], SourceText | None], search: Callable[[str], Sequence[SourceText]] | None,
+    draft: Answer, *, get_document: Callable[[str], SourceText | None],
+    search: Callable[[str], Sequence[SourceText]] | None,
     caps: Caps, passages: list[dict[str, Any]], checker: Callable[..., ClaimResult] | None = None,
 ) -> list[ClaimVerdict]:
     """The floor's verdict on every finding and prose sentence; a quote that could not be anchored is a
@@ -66,7 +67,8 @@ def verify_composed(
         findings + narrative_claims(draft), get_document=get_document, search=search, caps=caps,
         passages=passages, checker=checker,
     )
-    claims = [cl if cl.id <= len(findings) else cl.model_copy(update={"part": "narrative"}) for cl in verification.claims]
+    claims = [cl if cl.id <= len(findings) else cl.model_copy(update={"part": "narrative"})
+              for cl in verification.claims]
     failed = set(draft.failed_citations)
     return [
         cl.model_copy(update={

@@ -50,7 +50,8 @@ def answer_confidence(claims: list[ClaimVerdict], penalties: float) -> tuple[flo
 
 
 def to_verdict(
-    claim_id: int, result: ClaimResult, layouts: Layouts | None = None, text_of: Callable[[str], str | None] | None = None,
+    claim_id: int, result: ClaimResult, layouts: Layouts | None = None,
+    text_of: Callable[[str], str | None] | None = None,
 ) -> ClaimVerdict:
     """Turn a grounding result into the schema; ``layouts`` (built from ``text_of``: source id -> text, when a
     source is new to it) gives locators."""
@@ -62,7 +63,8 @@ def to_verdict(
             layout = layouts.get(source_id, None if source_id in layouts or text_of is None else text_of(source_id))
         locator = layout.locate(result.evidence.start, result.evidence.end) if layout is not None else None
         evidence = EvidenceSpan(
-            source_id=source_id, start=result.evidence.start, end=result.evidence.end, text=result.evidence.text, locator=locator,
+            source_id=source_id, start=result.evidence.start, end=result.evidence.end, text=result.evidence.text,
+            locator=locator,
         )
     return ClaimVerdict(
         id=claim_id, text=result.claim, verdict=result.verdict, type=result.type, severity=result.severity,

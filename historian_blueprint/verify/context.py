@@ -29,9 +29,10 @@ MIN_REPORTED_WORDS = 3  # the frame is set aside only when at least this many wo
 _DOCUMENT = r"(?:message|address|speech|report|interview|letter|account|narrative|testimony|proclamation)"
 # A claim's opening frame: the document ("In his 1864 annual message, ") and the reporter ("Lincoln reported that ").
 _FRAME = re.compile(
-    rf"^(?:In\s+(?:his|her|its|their|the)\s+(?:[\w'-]+\s+){{0,3}}?{_DOCUMENT}(?:\s+(?:to|of)\s+[A-Z][\w']*)?(?:\s+of\s+\d{{4}})?\s*,\s*)?"
-    r"(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}\s+(?P<verb>reported|said|wrote|stated|noted|claimed|observed|recalled|remembered|"
-    r"recounted|told\s+(?:[\w']+\s+){0,3}?|put|estimated)(?:\s+that)?\s+)?"
+    rf"^(?:In\s+(?:his|her|its|their|the)\s+(?:[\w'-]+\s+){{0,3}}?{_DOCUMENT}"
+    rf"(?:\s+(?:to|of)\s+[A-Z][\w']*)?(?:\s+of\s+\d{{4}})?\s*,\s*)?"
+    r"(?:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}\s+(?P<verb>reported|said|wrote|stated|noted|claimed|observed|"
+    r"recalled|remembered|recounted|told\s+(?:[\w']+\s+){0,3}?|put|estimated)(?:\s+that)?\s+)?"
 )
 _HEDGE = re.compile(r"\b(roughly|approximately|nearly|around|almost)\s+(?=\$?\d)", re.I)
 
@@ -131,7 +132,8 @@ def build_context(
     elsewhere = None
     if cited_docs and (evidence is None or evidence.coverage < SUPPORT_THRESHOLD):
         elsewhere = _support_elsewhere(body, words, names, documents, cited, search)
-    return ClaimContext(claim, speaker, body, words, names, list(documents), cited, primary, doc, evidence, elsewhere, frame)
+    return ClaimContext(claim, speaker, body, words, names, list(documents), cited, primary, doc, evidence,
+                        elsewhere, frame)
 
 
 def _support_elsewhere(

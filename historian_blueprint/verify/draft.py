@@ -122,6 +122,7 @@ def verify_draft(
         if found:
             status = worse(verification.status, "flagged")  # type: ignore[arg-type]
             judged = verification.judge.model_copy(update={
-                "status": status, "safe_to_publish": False, "summary": premise_summary(verification.judge.summary, status, str(found["finding"]))})
+                "status": status, "safe_to_publish": False,
+                "summary": premise_summary(verification.judge.summary, status, str(found["finding"]))})
             verification = verification.model_copy(update={"premise": found, "status": status, "judge": judged})
     return verification

@@ -220,7 +220,8 @@ def related_form(word: str, vocabulary: set[str] | frozenset[str]) -> bool:
         return False
     for other in vocabulary:
         short, long_ = (word, other) if len(word) <= len(other) else (other, word)
-        if len(short) >= RELATED_MIN and long_ != short and long_.startswith(short) and long_[len(short):] in RELATED_SUFFIXES:
+        if len(short) >= RELATED_MIN and long_ != short and long_.startswith(short) \
+                and long_[len(short):] in RELATED_SUFFIXES:
             return True
     return False
 

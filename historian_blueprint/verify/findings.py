@@ -39,7 +39,8 @@ def passed(*checks: Check) -> Finding:
 
 
 def failed(
-    checks: Check | tuple[Check, ...], verdict: Verdict, kind: ClaimType, severity: Severity, reason: str, **better: object,
+    checks: Check | tuple[Check, ...], verdict: Verdict, kind: ClaimType, severity: Severity, reason: str,
+    **better: object,
 ) -> Finding:
     return Finding(checks if isinstance(checks, tuple) else (checks,), verdict, kind, severity, reason, **better)
 

@@ -123,7 +123,8 @@ def _cites_a_passage(ctx: ClaimContext) -> bool:
     """The claim cites a span (not a whole document) and its evidence is found there."""
     assert ctx.evidence is not None
     return any(c.source_id == ctx.evidence.source_id and c.end - c.start <= 2 * WINDOW_CHARS
-               and c.start < ctx.evidence.end + LOCAL_RADIUS and c.end > ctx.evidence.start - LOCAL_RADIUS for c in ctx.cited)
+               and c.start < ctx.evidence.end + LOCAL_RADIUS and c.end > ctx.evidence.start - LOCAL_RADIUS
+               for c in ctx.cited)
 
 
 # ----------------------------------------------------------------------------- 3. the support reading
@@ -276,7 +277,8 @@ def _named(finding: Finding) -> str:
 
 
 def _apply(result: ClaimResult, finding: Finding, by: str, note: str = "") -> ClaimResult:
-    result.verdict, result.type, result.severity = finding.verdict, finding.type, finding.severity  # type: ignore[assignment]
+    result.verdict, result.type, result.severity = (  # type: ignore[assignment]
+        finding.verdict, finding.type, finding.severity)
     result.reason = finding.reason + note
     result.decided_by = by
     if finding.evidence is not None:
@@ -295,19 +297,22 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
     ctx = _read_at(build_context(claim, [doc], [cite]), doc.source_id, start, end)
     evidence = ctx.evidence
     assert evidence is not None
-    result = ClaimResult(claim, "supported", None, "none", evidence, evidence.coverage, cited=[cite], decided_by="quote")
+    result = ClaimResult(claim, "supported", None, "none", evidence, evidence.coverage, cited=[cite],
+                         decided_by="quote")
     conflict = conflict_checks(ctx, result)
     if conflict is not None:
         return _apply(result, conflict, _named(conflict))
     missing = support.unexplained(ctx)
     result.checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
     local = support.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
-    result.checks.append(Check("local", local >= SUPPORT_THRESHOLD, f"{local:.2f} of the claim's words in one or two sentences"))
+    result.checks.append(Check("local", local >= SUPPORT_THRESHOLD,
+                               f"{local:.2f} of the claim's words in one or two sentences"))
     if missing or evidence.coverage < SUPPORT_THRESHOLD or local < SUPPORT_THRESHOLD:
         result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
         shown = ", ".join(repr(w) for w in as_written(missing, ctx.body)[:4])
         result.reason = (f"the quoted words do not carry {shown}" if missing else
-                         "the quoted words do not carry the claim in one or two sentences" if evidence.coverage >= SUPPORT_THRESHOLD
+                         "the quoted words do not carry the claim in one or two sentences"
+                         if evidence.coverage >= SUPPORT_THRESHOLD
                          else "the quoted words do not carry the claim")
         return result
     result.reason = "the quoted words carry the claim and no check finds a conflict"

@@ -24,7 +24,8 @@ from historian_blueprint.text.names import is_initialism, names
 from historian_blueprint.text.normalize import QUOTES, normalize
 from historian_blueprint.text.words import STOPWORDS, content_words, quantities, rounds_to
 from historian_blueprint.verify.asked import (
-    _DAYS, _MONTHS, DOCUMENT_WORDS, FRAME_WORDS, GENERIC_NAMES, NOT_PERSON, PERSON_TITLES, answers, describe_type, wanted,
+    _DAYS, _MONTHS, DOCUMENT_WORDS, FRAME_WORDS, GENERIC_NAMES, NOT_PERSON, PERSON_TITLES, answers,
+    describe_type, wanted,
 )
 from historian_blueprint.verify.evidence import related_form
 from historian_blueprint.verify.rules.lexicon import kin, lemma, nouns, spelled_alike, verb_nouns
@@ -40,7 +41,8 @@ _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|" \
                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|" \
                r"thousand|million|billion)"
-_FIGURE = re.compile(rf"(?<![\w.,$])(?:\$?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?%?(?:\s+(?:million|billion|thousand))?|{_NUMBER_WORD}"
+_FIGURE = re.compile(rf"(?<![\w.,$])(?:\$?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)"
+                     rf"(?:\.\d+)?%?(?:\s+(?:million|billion|thousand))?|{_NUMBER_WORD}"
                      rf"(?:[\s-]+(?:and\s+)?{_NUMBER_WORD})*)(?![\w,]*\d)", re.I)
 _ASKED_COUNT = re.compile(r"\b(?:what|which|name|list|give)\s+(?:the\s+)?$", re.I)
 _WH = frozenset("what when where who whom whose which why how did does do was were is are has have had can could "
@@ -69,7 +71,8 @@ def constraints(question: str) -> list[Constraint]:
             found.append((m.start(), Constraint(" ".join(tokens), "name", words)))
     for m in _YEAR.finditer(q):
         found.append((m.start(), Constraint(m.group(), "date", frozenset({m.group()}))))
-    for m in _FIGURE.finditer(q):  # "within twenty years", "the $7,200,000": not "what three steps" (the answer's count)
+    # "within twenty years", "the $7,200,000": not "what three steps" (the answer's count)
+    for m in _FIGURE.finditer(q):
         before = q[:m.start()].split()[-1:]
         dated = bool(before) and before[0].lower().strip(".,") in _MONTHS  # "June 30": part of a date
         if not dated and not _ASKED_COUNT.search(q[:m.start()]) and any(not x.year for x in quantities(m.group())):
@@ -84,7 +87,8 @@ def constraints(question: str) -> list[Constraint]:
             continue
         head = content_words(phrase[-1])
         if head:
-            found.append((m.start(), Constraint(f"{m.group('prep')} {m.group().split(None, 1)[1].split(phrase[-1])[0]}{phrase[-1]}",
+            found.append((m.start(), Constraint(f"{m.group('prep')} "
+                                                f"{m.group().split(None, 1)[1].split(phrase[-1])[0]}{phrase[-1]}",
                                                 "qualifier", frozenset(head[-1:]))))
     for m in re.finditer(r"\b(?:the\s+)(" + "|".join(_RANKS) + r")\b", q, re.I):
         found.append((m.start(), Constraint(m.group(), "rank", frozenset({m.group(1).lower()}))))
@@ -124,7 +128,8 @@ def mentioned(constraint: Constraint, texts: Sequence[str] | _Evidence) -> bool:
     if constraint.kind == "date":
         return constraint.text in read.joined
     vocabulary = read.vocabulary
-    if constraint.kind == "name":  # by a word of its own: "Fort Sumter" by "Sumter", "Sir Julian Pauncefote" not by "Sir"
+    # by a word of its own: "Fort Sumter" by "Sumter", "Sir Julian Pauncefote" not by "Sir"
+    if constraint.kind == "name":
         if is_initialism(constraint.text):  # "FDR": by "Franklin D. Roosevelt"
             return any(names(constraint.text, text) for text in read.texts)
         own = constraint.words - _KIND_WORDS or constraint.words
@@ -292,7 +297,8 @@ def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence
         return None
     names = [c for c in asked if c.kind == "name"]
     refuse = bool(names) and all(c in missing for c in names) and not any(mentioned(c, documents) for c in names)
-    unmet = [{"text": c.text, "kind": c.kind} for c in missing] + [{"text": c.text, "kind": c.kind, "apart": True} for c in apart]
+    unmet = ([{"text": c.text, "kind": c.kind} for c in missing]
+             + [{"text": c.text, "kind": c.kind, "apart": True} for c in apart])
     findings = [describe(missing)] if missing else []
     if apart:
         named = ", ".join(f"“{c.text}”" for c in apart)

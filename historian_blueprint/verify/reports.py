@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 from historian_blueprint.schema import (
-    ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness, outcome_group,
+    ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness,
+    outcome_group,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.normalize import normalize
@@ -22,7 +23,8 @@ from historian_blueprint.verify.rules.polarity import is_negation
 def challenge(claims: list[ClaimVerdict], caps: Caps) -> ChallengeReport:
     """List the claims the evidence does not carry, with their severity."""
     weaknesses = [
-        Weakness(claim_id=c.id, issue=f"{c.verdict}: {c.reason}", severity=c.severity if c.severity != "none" else "low")
+        Weakness(claim_id=c.id, issue=f"{c.verdict}: {c.reason}",
+                 severity=c.severity if c.severity != "none" else "low")
         for c in claims if c.verdict != "supported"
     ]
     share = len(weaknesses) / len(claims) if claims else 1.0
@@ -58,7 +60,8 @@ def interrogate(claims: list[ClaimVerdict], caps: Caps) -> InterrogationReport:
             assessment = "exact"
         else:
             assessment = "paraphrase"
-        checks.append(CitationCheck(claim_id=c.id, source_id=c.evidence.source_id, assessment=assessment, detail=c.reason))
+        checks.append(CitationCheck(claim_id=c.id, source_id=c.evidence.source_id, assessment=assessment,
+                                    detail=c.reason))
     good = sum(1 for ch in checks if ch.assessment in ("exact", "paraphrase"))
     integrity = good / len(checks) if checks else 0.0
     return InterrogationReport(
@@ -93,13 +96,15 @@ def counter_argue(claims: list[ClaimVerdict], passages: list[dict], caps: Caps) 
         claim_words = set(content_words(c.text))
         claim_neg = any(is_negation(w) for w in words(c.text))
         for k, p in enumerate(passages):
-            if c.evidence and p.get("source_id") == c.evidence.source_id and p.get("start", -1) <= c.evidence.start < p.get("end", -1):
+            if c.evidence and p.get("source_id") == c.evidence.source_id \
+                    and p.get("start", -1) <= c.evidence.start < p.get("end", -1):
                 continue  # the claim's own evidence
             for sentence, sentence_words, negates, contrasts in sentences_read(k, p.get("text", "")):
                 overlap = len(claim_words & sentence_words) / max(len(claim_words), 1)
                 opposite = negates != claim_neg or contrasts
                 if overlap >= 0.45 and opposite and (best is None or overlap > best[0]):
-                    best = (overlap, {"source_id": p.get("source_id"), "text": sentence, "locator": p.get("locator")}, c)
+                    best = (overlap,
+                            {"source_id": p.get("source_id"), "text": sentence, "locator": p.get("locator")}, c)
     if best is None:
         return CounterReport(summary="no opposing reading found in the retrieved passages")
     overlap, evidence, claim = best

@@ -68,7 +68,8 @@ def check_draft(text: str, sources: Sequence[str] = (), question: str | None = N
     if not text or not text.strip():
         raise ValueError("the draft is empty")
     if len(text) > limit:
-        raise ValueError(f"the draft is {len(text)} characters; the limit is {limit} (HISTORIAN_LIMITS_MAX_DRAFT_CHARS)")
+        raise ValueError(f"the draft is {len(text)} characters; the limit is {limit} "
+                         "(HISTORIAN_LIMITS_MAX_DRAFT_CHARS)")
     get = document_getter()
     unknown = [s for s in sources if get(s) is None]
     if unknown:

@@ -22,7 +22,8 @@ import numpy as np
 
 COMBINER_DIR = Path(__file__).resolve().parent / "model"
 COMBINER_FILE = "combiner.json"  # the support reading's fitted combination of word-level measurements
-LEXICAL_FEATURES = ("coverage", "local", "answered", "unexplained", "known_words", "has_question", "context_size", "claim_size")
+LEXICAL_FEATURES = ("coverage", "local", "answered", "unexplained", "known_words", "has_question", "context_size",
+                    "claim_size")
 FEATURES = LEXICAL_FEATURES
 # The most false claims "supported" the threshold may let through on each labeled file's fit half: the
 # decision is asymmetric (docs/design.md): a false "supported" costs a historian far more than an "unconfirmed".
@@ -35,14 +36,15 @@ class CombinerUnavailable(RuntimeError):
 
 
 def features(
-    coverage: float, local: float, answered: float, unexplained: int, known_words: float, has_question: bool, n_sentences: int,
-    claim_words: int,
+    coverage: float, local: float, answered: float, unexplained: int, known_words: float, has_question: bool,
+    n_sentences: int, claim_words: int,
 ) -> dict[str, float]:
     """The support decision's inputs: how much of the claim the evidence window holds (``coverage``), how much
     one or two adjacent sentences of it hold (``local``: a claim pieced together from words spread over a
     passage is not carried by any sentence of it), how much of an answer and its question one or two adjacent
-    sentences hold (``answered``: the answer must sit where the question's words are), how many of the claim's words neither the window nor a
-    related form or synonym of its words carries (``unexplained``), whether the rest is in the document."""
+    sentences hold (``answered``: the answer must sit where the question's words are), how many of the claim's words
+    neither the window nor a related form or synonym of its words carries (``unexplained``), whether the rest is in the
+    document."""
     out = {
         "coverage": coverage,
         "local": local,
@@ -98,22 +100,24 @@ class Combiner:
         return float(np.interp(self.raw(f), self.iso_x, self.iso_y))
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(self.names), "minimums": dict(self.minimums), "weights": list(self.weights), "bias": self.bias,
-                "isotonic": {"x": list(self.iso_x), "y": list(self.iso_y)}, "threshold": self.threshold, "info": self.info}
+        return {"features": list(self.names), "minimums": dict(self.minimums), "weights": list(self.weights),
+                "bias": self.bias, "isotonic": {"x": list(self.iso_x), "y": list(self.iso_y)},
+                "threshold": self.threshold, "info": self.info}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Combiner:
         names = tuple(data["features"])
         if names != LEXICAL_FEATURES:
-            raise CombinerUnavailable(f"the combination was fitted on features {list(names)}, not {list(LEXICAL_FEATURES)}")
-        return cls(tuple(data["weights"]), float(data["bias"]), tuple(data["isotonic"]["x"]), tuple(data["isotonic"]["y"]),
-                   float(data["threshold"]), dict(data.get("info") or {}), names,
+            raise CombinerUnavailable(f"the combination was fitted on features {list(names)}, "
+                                      f"not {list(LEXICAL_FEATURES)}")
+        return cls(tuple(data["weights"]), float(data["bias"]), tuple(data["isotonic"]["x"]),
+                   tuple(data["isotonic"]["y"]), float(data["threshold"]), dict(data.get("info") or {}), names,
                    tuple((str(k), float(v)) for k, v in (data.get("minimums") or {}).items()))
 
 
 # Before a combiner is fitted: the evidence's coverage alone, strict (every word, no unexplained word).
-UNFITTED = Combiner(tuple(12.0 if n == "coverage" else (-12.0 if n == "unexplained" else 0.0) for n in LEXICAL_FEATURES), -11.5,
-                    (), (), 0.5, {"fitted": False})
+UNFITTED = Combiner(tuple(12.0 if n == "coverage" else (-12.0 if n == "unexplained" else 0.0)
+                          for n in LEXICAL_FEATURES), -11.5, (), (), 0.5, {"fitted": False})
 
 
 @lru_cache(maxsize=1)
@@ -147,9 +151,9 @@ def fit(
     from sklearn.linear_model import LogisticRegression
 
     if len(set(labels)) < 2:  # too few rows left to fit on (a small --limit): the strict unfitted reading
-        return Combiner(tuple(12.0 if n == "coverage" else (-12.0 if n == "unexplained" else 0.0) for n in names), -11.5,
-                        (), (), 0.5, {"fitted": False, "reason": "one class in the fit rows", **(info or {})}, names,
-                        tuple((n, max(v)) for n, v in GATE_GRID.items()))
+        return Combiner(tuple(12.0 if n == "coverage" else (-12.0 if n == "unexplained" else 0.0) for n in names),
+                        -11.5, (), (), 0.5, {"fitted": False, "reason": "one class in the fit rows", **(info or {})},
+                        names, tuple((n, max(v)) for n, v in GATE_GRID.items()))
     x = np.array([[r[n] for n in names] for r in rows])
     y = np.array(labels, dtype=int)
     sizes = {g: sum(1 for h in groups if h == g) for g in set(groups)}
@@ -168,8 +172,10 @@ def fit(
     threshold = precision_threshold(probs, y, groups, limits or FALSE_SUPPORTED_LIMITS)
     g = np.array(groups)
     chosen = probs >= threshold
-    per_group = {k: {"false_supported": round(float((chosen & (y == 0) & (g == k)).sum() / max(1, ((y == 0) & (g == k)).sum())), 4),
-                     "coverage": round(float((chosen & (y == 1) & (g == k)).sum() / max(1, ((y == 1) & (g == k)).sum())), 4)}
+    per_group = {k: {"false_supported": round(float((chosen & (y == 0) & (g == k)).sum()
+                                                    / max(1, ((y == 0) & (g == k)).sum())), 4),
+                     "coverage": round(float((chosen & (y == 1) & (g == k)).sum()
+                                             / max(1, ((y == 1) & (g == k)).sum())), 4)}
                  for k in sorted(set(groups))}
     return Combiner(partial.weights, partial.bias, xs, ys, float(threshold),
                     {"fitted": True, "fit_half_eligible": per_group, **(info or {})}, names, gates)
@@ -199,7 +205,8 @@ def precision_gates(rows: Sequence[dict[str, float]], y: np.ndarray, groups: Seq
         keep = np.ones(len(rows), dtype=bool)
         for n, v in zip(names, values):
             keep &= x[n] >= v - 1e-9
-        if any((keep & (y == 0) & (g == k)).sum() > limits.get(k, DEFAULT_FALSE_SUPPORTED_LIMIT) * falses[k] for k in falses):
+        if any((keep & (y == 0) & (g == k)).sum() > limits.get(k, DEFAULT_FALSE_SUPPORTED_LIMIT) * falses[k]
+               for k in falses):
             continue
         score = float(np.mean([(keep & (y == 1) & (g == k)).sum() / trues[k] for k in trues]))
         if best is None or score > best[0] + 1e-12:

@@ -181,7 +181,8 @@ def raw_json(empty: Any = None) -> Any:
         raise BodyError(400, "bad_request", "the body is not valid JSON") from None
     where = _surrogate_at(data)
     if where is not None:  # "\udc80" is valid JSON but no text: the tokenizer, the store and UTF-8 refuse it
-        raise BodyError(400, "bad_request", f"{where or 'body'}: holds an unpaired surrogate (\\ud800-\\udfff), not text")
+        raise BodyError(400, "bad_request",
+                        f"{where or 'body'}: holds an unpaired surrogate (\\ud800-\\udfff), not text")
     return data
 
 
@@ -236,7 +237,8 @@ def search_filters(data: dict[str, Any]) -> dict[str, Any]:
         if len(value) > longest:
             raise BodyError(400, "bad_request", f"{key} is longer than {longest} characters")
         if value and key == "author" and not re.search(r"[A-Za-z]{2}", value):
-            raise BodyError(400, "bad_request", "author must name someone (at least two letters): a surname, a narrator")
+            raise BodyError(400, "bad_request",
+                            "author must name someone (at least two letters): a surname, a narrator")
         if value:
             out[key] = value
     for key in ("year_from", "year_to"):

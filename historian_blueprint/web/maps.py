@@ -15,8 +15,8 @@ from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, export_as, exported, index_problems, load_run, page_number, running, running_events, server_sent,
-    source_link, user,
+    RUNS_PER_PAGE, Problem, delete_own, export_as, exported, index_problems, load_run, page_number, running,
+    running_events, server_sent, source_link, user,
 )
 
 
@@ -48,7 +48,8 @@ def graph_elements(out: dict[str, Any], href: Any = None) -> dict[str, Any]:
     """The map as nodes and edges for the graph view: entities, relations between them, conflicts marked
     (a conflict node joined to the entities its sides name), each edge carrying the span it stands on (and,
     with ``href``, the link to that span)."""
-    nodes = [{"id": e["id"], "label": e["name"], "type": e["type"], "mentions": len(e["mentions"])} for e in out["entities"]]
+    nodes = [{"id": e["id"], "label": e["name"], "type": e["type"], "mentions": len(e["mentions"])}
+             for e in out["entities"]]
     edges = []
     for n, r in enumerate(out["relations"]):
         if r.get("subject_id") and r.get("object_id") and r["subject_id"] != r["object_id"]:
@@ -59,9 +60,10 @@ def graph_elements(out: dict[str, Any], href: Any = None) -> dict[str, Any]:
         for k, side in enumerate(c["sides"]):
             for cit in side["citations"]:
                 for e in out["entities"]:
-                    if any(m["source_id"] == cit["source_id"] and m["start"] < cit["end"] and m["end"] > cit["start"] for m in e["mentions"]):
-                        edges.append({"id": f"{c['id']}-{k}-{e['id']}-{cit['start']}", "source": c["id"], "target": e["id"],
-                                      "label": f"side {k + 1}", "kind": "conflict", "citation": cit})
+                    if any(m["source_id"] == cit["source_id"] and m["start"] < cit["end"] and m["end"] > cit["start"]
+                           for m in e["mentions"]):
+                        edges.append({"id": f"{c['id']}-{k}-{e['id']}-{cit['start']}", "source": c["id"],
+                                      "target": e["id"], "label": f"side {k + 1}", "kind": "conflict", "citation": cit})
     if href is not None:
         for e in edges:
             e["href"] = href(e["citation"]["source_id"], e["citation"]["start"], e["citation"]["end"])

@@ -9,7 +9,8 @@ from historian_blueprint.text.spans import blocks, sentence_spans
 from historian_blueprint.verify.reports import clip
 
 
-def highlighted(text: str, spans: list[tuple[int, int, int]], focus: tuple[int, int] | None = None) -> list[dict[str, Any]]:
+def highlighted(text: str, spans: list[tuple[int, int, int]],
+                focus: tuple[int, int] | None = None) -> list[dict[str, Any]]:
     """The text cut into plain and marked pieces (overlapping spans merge); the template escapes each piece.
 
     The piece to scroll to and focus (``first``) is the one holding ``focus`` (the span a citation link

@@ -19,8 +19,8 @@ from historian_blueprint.verify.service import check_draft
 from historian_blueprint.web.bodies import AskBody, VerifyBody, json_body, parse, raw_json, search_filters, verify_form
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.common import (
-    RUNS_PER_PAGE, Problem, delete_own, export_as, host_source_url, index_problems, load_run, page_number, running, running_events,
-    server_sent, user,
+    RUNS_PER_PAGE, Problem, delete_own, export_as, host_source_url, index_problems, load_run, page_number, running,
+    running_events, server_sent, user,
 )
 from historian_blueprint.web.csrf import csrf_token, protect
 from historian_blueprint.web.reading import highlighted
@@ -42,7 +42,8 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
     return question, profile, parent, search_filters(data)
 
 
-def _run_ask(question: str, profile: str | None, parent: str | None, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+def _run_ask(question: str, profile: str | None, parent: str | None,
+             filters: dict[str, Any] | None = None) -> dict[str, Any]:
     from historian_blueprint.graph.run import ask  # on use: langgraph loads with the first question, not with the app
 
     with index_problems(), running("ask"):
@@ -69,7 +70,8 @@ def spans_of(run: dict[str, Any], source_id: str) -> list[tuple[int, int, int]]:
 def ask_page():
     parent = request.args.get("parent")
     parent_run = load_run(parent) if parent else None
-    filters = ((parent_run or {}).get("output", {}).get("metadata") or {}).get("filters") or {}  # a follow-up keeps them
+    # a follow-up keeps them
+    filters = ((parent_run or {}).get("output", {}).get("metadata") or {}).get("filters") or {}
     return render_template("historian/ask.html", csrf_token=csrf_token(), profiles=PROFILES, parent=parent_run,
                            profile=get_settings().profile, filters=filters,
                            collections=_collections())
@@ -114,7 +116,8 @@ def runs_page():
 @login_required
 def run_page(run_id: str):
     run = load_run(run_id)
-    thread = list(get_store().runs.find({"thread_id": run.get("thread_id") or run_id, "kind": "ask", "user_id": run.get("user_id")},
+    thread = list(get_store().runs.find({"thread_id": run.get("thread_id") or run_id, "kind": "ask",
+                                         "user_id": run.get("user_id")},
                                         {"question": 1, "created_at": 1}).sort("created_at", 1))
     template = "historian/_answer.html" if request.args.get("partial") else "historian/run.html"
     return render_template(template, run=run, out=run["output"], thread=thread, csrf_token=csrf_token())
@@ -154,7 +157,8 @@ def source(source_id: str):
         spans.append((0, *asked[-1]))
     pieces = highlighted(doc.text, spans, focus=asked[0] if asked else None)  # the clicked citation, in view
     return render_template("historian/source.html", doc=doc, pieces=pieces, run=run,
-                           host_url=host_source_url(source_id, spans[0][1] if spans else None, spans[0][2] if spans else None))
+                           host_url=host_source_url(source_id, spans[0][1] if spans else None,
+                                                    spans[0][2] if spans else None))
 
 
 # ------------------------------------------------------------------ check a draft
@@ -170,8 +174,8 @@ def verify_page():
             result = _check(body.text, body.sources, body.question)
         except Problem as exc:
             error = exc.message
-    return render_template("historian/verify.html", result=result, text=text, question=question if request.method == "POST" else "",
-                           error=error, csrf_token=csrf_token())
+    return render_template("historian/verify.html", result=result, text=text,
+                           question=question if request.method == "POST" else "", error=error, csrf_token=csrf_token())
 
 
 def _check(text: str, sources: list[str], question: str | None = None) -> Any:

@@ -35,7 +35,8 @@ def score_item(item: dict[str, Any], claim: Any, text: str) -> dict[str, Any]:
     else:
         right = not supported and str(item.get("wrong") or "").lower() in (claim.reason or "").lower()
     return {"id": item["id"], "kind": item["kind"], "verdict": claim.verdict, "reason": claim.reason,
-            "evidence_on_quote": on_quote, "right": bool(right), "false_supported": item["kind"] in CHANGED and supported}
+            "evidence_on_quote": on_quote, "right": bool(right),
+            "false_supported": item["kind"] in CHANGED and supported}
 
 
 def summarize(verdicts: list[dict[str, Any]]) -> dict[str, Any]:

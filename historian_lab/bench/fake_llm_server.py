@@ -129,15 +129,18 @@ def faithful_responder(role: str, messages: list[dict[str, Any]]) -> str:
     """A model that does each role's job literally: quotes its evidence, finds nothing wrong, judges verified."""
     prompt = str(messages[-1].get("content") or "")
     if role in ("composer", "refiner"):
-        findings = [{"claim": first_sentence(t), "evidence_id": eid, "quote": first_sentence(t)} for eid, t in passages(prompt)[:3]]
-        return json.dumps({"answer": " ".join(f"{f['claim']} [{f['evidence_id']}]" for f in findings), "findings": findings,
-                           "insufficient": not findings})
+        findings = [{"claim": first_sentence(t), "evidence_id": eid, "quote": first_sentence(t)}
+                    for eid, t in passages(prompt)[:3]]
+        return json.dumps({"answer": " ".join(f"{f['claim']} [{f['evidence_id']}]" for f in findings),
+                           "findings": findings, "insufficient": not findings})
     replies = {
         "planner": {"sub_queries": [prompt.split("\n", 1)[0].removeprefix("Question: ")[:200] or "question"]},
         "challenger": {"weaknesses": []},
         "interrogator": {"citations": []},
-        "counter_arguer": {"opposing_reading": None, "evidence_ids": [], "both_interpretations_valid": False, "strength": 0},
-        "judge": {"status": "verified", "confidence": 0.9, "required_revisions": [], "reasoning": "the evidence carries the claims"},
+        "counter_arguer": {"opposing_reading": None, "evidence_ids": [], "both_interpretations_valid": False,
+                           "strength": 0},
+        "judge": {"status": "verified", "confidence": 0.9, "required_revisions": [],
+                  "reasoning": "the evidence carries the claims"},
     }
     return json.dumps(replies.get(role, {"ok": True}))
 
@@ -150,7 +153,8 @@ def lying_responder(role: str, messages: list[dict[str, Any]]) -> str:
     beside it), the reviewers find nothing wrong and the judge calls it verified at 0.99."""
     prompt = str(messages[-1].get("content") or "")
     if role in ("composer", "refiner"):
-        findings = [{"claim": UNSUPPORTED_CLAIM, "evidence_id": eid, "quote": first_sentence(t)} for eid, t in passages(prompt)[:3]]
+        findings = [{"claim": UNSUPPORTED_CLAIM, "evidence_id": eid, "quote": first_sentence(t)}
+                    for eid, t in passages(prompt)[:3]]
         return json.dumps({"answer": f"{UNSUPPORTED_CLAIM} [E1]", "findings": findings, "insufficient": False})
     if role == "judge":
         return json.dumps({"status": "verified", "confidence": 0.99, "required_revisions": [],
@@ -222,7 +226,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path != f"{self.fake.prefix}/models":
             return self._error(404, f"no route {self.path}", "not_found")
         if self._authorized():
-            self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in self.fake.models]})
+            self._send(200, {"object": "list",
+                             "data": [{"id": m, "object": "model", "owned_by": "test"} for m in self.fake.models]})
 
     def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
         if self.path != f"{self.fake.prefix}/chat/completions":
@@ -272,7 +277,8 @@ class _Handler(BaseHTTPRequestHandler):
                 pieces = pieces[: max(1, len(pieces) // 2)]
             for piece in pieces:
                 chunk = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body["model"],
-                         "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}, "finish_reason": None}]}
+                         "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece},
+                                      "finish_reason": None}]}
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             if fault == "cut_stream":
                 self.close_connection = True

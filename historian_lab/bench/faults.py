@@ -85,7 +85,8 @@ def fault_server(model: str = MODEL) -> OpenAICompatibleServer:
 
 
 def fault_app(root: Path, base_url: str) -> Flask:
-    """A workspace app (``root/faults``, kept between runs) on ``DOCUMENTS``, indexed, its LLM engine at ``base_url``."""
+    """A workspace app (``root/faults``, kept between runs) on ``DOCUMENTS``, indexed, its LLM engine at
+    ``base_url``."""
     corpus = Path(root) / "faults" / "corpus.jsonl"
     corpus.parent.mkdir(parents=True, exist_ok=True)
     docs = [d for d in read_jsonl(SAMPLE_CORPUS / "sotu_1860_1945.jsonl") if d["_id"] in DOCUMENTS]
@@ -106,7 +107,8 @@ def recorded(run: Mapping[str, Any], words: tuple[str, ...]) -> tuple[str, str] 
     return next(((where, text) for where, text in places if all(w in text for w in words)), None)
 
 
-def run_fault(app: Flask, server: OpenAICompatibleServer, fault: Fault | None, question: str = QUESTION) -> dict[str, Any]:
+def run_fault(app: Flask, server: OpenAICompatibleServer, fault: Fault | None,
+              question: str = QUESTION) -> dict[str, Any]:
     """Play ``fault`` (None: the control), ask ``question`` through the app's LLM engine, read the stored run back.
 
     A run that raises instead of ending fail-safe is reported (``error``), not stored, never verified."""
@@ -136,7 +138,8 @@ def run_fault(app: Flask, server: OpenAICompatibleServer, fault: Fault | None, q
     }
 
 
-def run_fault_matrix(root: Path, roles: Iterable[str] = ("composer", "judge"), question: str = QUESTION) -> dict[str, Any]:
+def run_fault_matrix(root: Path, roles: Iterable[str] = ("composer", "judge"),
+                     question: str = QUESTION) -> dict[str, Any]:
     """The fault matrix on three sample documents (workspace ``root/faults``): per fault the stored run's status and
     where it records the failure; ``verified``, ``unrecorded`` and ``unstored`` must all be 0."""
     t0 = time.perf_counter()
@@ -149,6 +152,7 @@ def run_fault_matrix(root: Path, roles: Iterable[str] = ("composer", "judge"), q
         "question": question, "control": control, "faults": rows,
         "verified": sum(r["verified"] for r in rows), "unrecorded": sum(not r["failure_recorded"] for r in rows),
         "unstored": sum(not r["stored"] for r in rows),
-        "settings": {"timeout_s": TIMEOUT_S, "max_retries": MAX_RETRIES, "backoff_s": BACKOFF_S, "retry_after_s": RETRY_AFTER_S},
+        "settings": {"timeout_s": TIMEOUT_S, "max_retries": MAX_RETRIES, "backoff_s": BACKOFF_S,
+                     "retry_after_s": RETRY_AFTER_S},
         "seconds": round(time.perf_counter() - t0, 2),
     }

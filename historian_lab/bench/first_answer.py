@@ -48,7 +48,8 @@ def run(timeout_s: float = 1800, after: int = 5, keep: Path | None = None) -> di
             a0 = time.time()
             try:
                 reply = session.ask(question)
-                ok, dense = bool(reply.get("metadata", {}).get("run_id")), bool(reply["metadata"].get("search", {}).get("dense"))
+                ok, dense = (bool(reply.get("metadata", {}).get("run_id")),
+                             bool(reply["metadata"].get("search", {}).get("dense")))
                 error = "" if ok else "no run id in the reply"
             except urllib.error.HTTPError as exc:
                 if exc.code == 503 and not asks:

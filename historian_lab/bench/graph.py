@@ -46,19 +46,22 @@ def question_sets(data: Path, n: int) -> dict[str, list[dict[str, Any]]]:
     from historian_lab.evaluation.harness import half
 
     dev = list(read_jsonl(data / "eval" / "historian_qa_dev.jsonl"))[:n]
-    sets = {"historian_qa_dev_fit": [q for q in dev if half(q) == "fit"], "historian_qa_dev_check": [q for q in dev if half(q) == "check"]}
+    sets = {"historian_qa_dev_fit": [q for q in dev if half(q) == "fit"],
+            "historian_qa_dev_check": [q for q in dev if half(q) == "check"]}
     for name in ("questions", "false_premises", "questions_paraphrased"):
         path = OWN_SETS / f"{name}.jsonl"
         if path.exists():
             sets[f"own_{name}"] = list(read_jsonl(path))
-    for name in ("questions", "questions_2", "questions_3"):  # written by someone else, measured, never read to write rules
+    # written by someone else, measured, never read to write rules
+    for name in ("questions", "questions_2", "questions_3"):
         sealed = OWN_SETS / "sealed" / f"{name}.jsonl"
         if sealed.exists():
             sets[f"sealed_{name}"] = list(read_jsonl(sealed))
     return sets
 
 
-def holds_answer(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str], ids: set[int] | None = None) -> bool:
+def holds_answer(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict[str, str],
+                 ids: set[int] | None = None) -> bool:
     """Some citation's span (of ``ids`` when given) overlaps a gold quote where it stands in its document."""
     cited = [c for c in result["citations"] if ids is None or c["id"] in ids]
     for g in gold:
@@ -71,7 +74,8 @@ def holds_answer(result: dict[str, Any], gold: list[dict[str, Any]], texts: dict
     return False
 
 
-def score_questions(items: list[dict[str, Any]], results: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, Any]:
+def score_questions(items: list[dict[str, Any]], results: list[dict[str, Any]],
+                    texts: dict[str, str]) -> dict[str, Any]:
     """Answerable: answered (not refused) with a citation whose span holds the answer, and how many of those
     were left unflagged; unanswerable and false premises: refused or flagged (not verified); and how often a
     `verified` answer was right."""
@@ -130,8 +134,10 @@ def run(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
             t0 = time.perf_counter()
             check_draft(d)
             verify_ms.append((time.perf_counter() - t0) * 1000)
-    out["ask"] = {"n": len(ask_ms), "p50_ms": round(percentile(ask_ms, 50), 1), "p95_ms": round(percentile(ask_ms, 95), 1), "statuses": statuses}
-    out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1), "p95_ms": round(percentile(verify_ms, 95), 1)}
+    out["ask"] = {"n": len(ask_ms), "p50_ms": round(percentile(ask_ms, 50), 1),
+                  "p95_ms": round(percentile(ask_ms, 95), 1), "statuses": statuses}
+    out["verify_five_sentences"] = {"n": len(verify_ms), "p50_ms": round(percentile(verify_ms, 50), 1),
+                                    "p95_ms": round(percentile(verify_ms, 95), 1)}
     out["targets"] = {"ask_p95_ms": 150, "verify_p95_ms": 300}
     return out
 
@@ -147,7 +153,8 @@ def run_llm(root: Path, data: Path, n: int = 30) -> dict[str, Any]:
     ensure_index(app)
     questions = [q["question"] for q in read_jsonl(data / "eval" / "historian_qa_dev.jsonl")][:n]
     with OpenAICompatibleServer(faithful_responder, models=("bench-model",)) as server, app.app_context():
-        settings = LLMSettings.of(get_settings(app)).with_(base_url=server.url, model="bench-model", api_key="x", cache_ttl=0)
+        settings = LLMSettings.of(get_settings(app)).with_(base_url=server.url, model="bench-model",
+                                                           api_key="x", cache_ttl=0)
         client = LLMClient(settings)
         ask(questions[0], context=make_context(engine=engine(client)))  # warm
         total_ms, model_ms, overhead_ms, calls = [], [], [], []

@@ -29,9 +29,11 @@ def _run(n: int) -> dict[str, Any]:
     output = {"status": ("verified", "flagged", "needs_revision")[n % 3], "confidence": round(0.5 + (n % 50) / 100, 2),
               "answer": {"narrative": "The panic of 1893 followed the failure of railroads [1]. " * 40},
               "claims": claims, "metadata": {"run_id": f"bench-{n:05d}", "engine": "embedded"}}
-    return {"_id": f"bench-{n:05d}", "kind": "ask", "user_id": USER, "question": f"Question {n} on railroads and banks?",
+    return {"_id": f"bench-{n:05d}", "kind": "ask", "user_id": USER,
+            "question": f"Question {n} on railroads and banks?",
             "created_at": 1_700_000_000 + n, "thread_id": f"bench-{n:05d}", "output": output,
-            "trace": [{"node": node, "ms": 1.0, "detail": "x" * 200} for node in ("plan", "retrieve", "compose", "judge")]}
+            "trace": [{"node": node, "ms": 1.0, "detail": "x" * 200}
+                      for node in ("plan", "retrieve", "compose", "judge")]}
 
 
 def _fill(app: Flask, runs: int) -> dict[str, float]:

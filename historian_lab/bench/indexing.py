@@ -22,7 +22,8 @@ def run(root: Path, limit_docs: int | None = None, seed: int = 7) -> dict[str, A
         store = get_store()
         # undo the edits of an interrupted earlier run
         for doc in store.documents.find({"content": {"$regex": "Benchmark edit"}}):
-            store.documents.update_one({"_id": doc["_id"]}, {"$set": {"content": doc["content"].replace(CHANGE_MARK, "")}})
+            store.documents.update_one({"_id": doc["_id"]},
+                                       {"$set": {"content": doc["content"].replace(CHANGE_MARK, "")}})
         if limit_docs is not None:
             ids = sorted(d["_id"] for d in store.documents.find({}, {"_id": 1}))
             store.documents.delete_many({"_id": {"$in": ids[limit_docs:]}})

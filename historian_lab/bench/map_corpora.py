@@ -17,7 +17,8 @@ from typing import Any
 from historian_lab.bench.common import ensure_documents, ensure_index, workspace
 from historian_blueprint.mapping.nlp import name_key
 
-KIND = {"number": "number", "date": "date", "cause": "assertion", "assertion": "assertion", "attribution": "attribution"}
+KIND = {"number": "number", "date": "date", "cause": "assertion", "assertion": "assertion",
+        "attribution": "attribution"}
 
 
 def sides(conflict: dict[str, Any]) -> list[set[str]]:
@@ -56,16 +57,18 @@ def score_topic(topic: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]
     return {
         "topic": topic["topic"],
         "conflicts_planted": len(planted), "conflicts_found": len(hits),
-        "found_by_kind": {k: [sum(found(c, conflicts) for c in planted if c["kind"] == k), sum(c["kind"] == k for c in planted)]
+        "found_by_kind": {k: [sum(found(c, conflicts) for c in planted if c["kind"] == k),
+                              sum(c["kind"] == k for c in planted)]
                           for k in dict.fromkeys(c["kind"] for c in planted)},
-        "conflicts_reported": len(conflicts), "conflicts_unplanted": len(unplanted), "conflicts_mixing_events": len(mixed),
-        "conflicts_between_agreeing": len(agreeing),
+        "conflicts_reported": len(conflicts), "conflicts_unplanted": len(unplanted),
+        "conflicts_mixing_events": len(mixed), "conflicts_between_agreeing": len(agreeing),
         "consensus_facts": len(facts), "consensus_found": sum(facts), "consensus_reported": len(output["consensus"]),
         "consensus_mixing_events": len(mixed_consensus),
         "entities_planted": len(planted_names), "entities_recalled": len(recalled),
         "entities_missed": sorted(set(planted_names) - set(recalled)),
         "missed_conflicts": [c["point"] for c in planted if c not in hits],
-        "unplanted": [{"kind": c["kind"], "point": c["point"], "sides": [sorted(s) for s in sides(c)], "found_by": c.get("found_by", "")}
+        "unplanted": [{"kind": c["kind"], "point": c["point"], "sides": [sorted(s) for s in sides(c)],
+                       "found_by": c.get("found_by", "")}
                       for c in unplanted],
         "counter_queries": [{"query": q["query"], "tests": q["aimed_at"]} for q in output["counter_queries"]],
     }
@@ -100,7 +103,8 @@ def run(corpus: Path, topics_file: Path, root: Path | None = None, detail: bool 
         "conflict_recall": share("conflicts_found", "conflicts_planted"),
         "found_by_kind": {k: f"{f}/{n}" for k, (f, n) in by_kind.items()},
         "conflicts_reported": total["conflicts_reported"], "conflicts_unplanted": total["conflicts_unplanted"],
-        "conflicts_mixing_events": total["conflicts_mixing_events"], "conflicts_between_agreeing": total["conflicts_between_agreeing"],
+        "conflicts_mixing_events": total["conflicts_mixing_events"],
+        "conflicts_between_agreeing": total["conflicts_between_agreeing"],
         "consensus_found": f"{total['consensus_found']}/{total['consensus_facts']}",
         "consensus_reported": total["consensus_reported"], "consensus_mixing_events": total["consensus_mixing_events"],
         "entity_recall": share("entities_recalled", "entities_planted"),

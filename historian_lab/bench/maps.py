@@ -11,7 +11,8 @@ from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_i
 TOPICS = (
     "the repeal of the silver purchase act", "the Spanish-American War", "reconstruction of the southern states",
     "the tariff and the revenue", "the Great Depression and unemployment relief", "the Panama Canal",
-    "life under slavery on the plantations", "the European war of 1916", "the public debt", "Indian affairs and the reservations",
+    "life under slavery on the plantations", "the European war of 1916", "the public debt",
+    "Indian affairs and the reservations",
 )
 
 
@@ -32,8 +33,9 @@ def run(root: Path, data: Path, n: int = 10) -> dict[str, Any]:
             latencies.append((time.perf_counter() - t0) * 1000)
             for step in out["metadata"]["trace"]:
                 per_node.setdefault(step["node"], []).append(step["ms"])
-            sizes.append({"sources": len(out["sources"]), "entities": len(out["entities"]), "relations": len(out["relations"]),
-                          "conflicts": len(out["conflicts"]), "consensus": len(out["consensus"]), "rounds": out["metadata"]["rounds"]})
+            sizes.append({"sources": len(out["sources"]), "entities": len(out["entities"]),
+                          "relations": len(out["relations"]), "conflicts": len(out["conflicts"]),
+                          "consensus": len(out["consensus"]), "rounds": out["metadata"]["rounds"]})
     return {
         "topics": len(topics),
         "latency_ms": {"p50": round(percentile(latencies, 50), 1), "p95": round(percentile(latencies, 95), 1),

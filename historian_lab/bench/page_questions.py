@@ -40,7 +40,8 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
     elif kind == "outside":
         right = refused
     elif kind == "comparison":
-        table = {s.get("label", "").lower(): s for s in shape.get("sides", [])} if shape.get("kind") == "comparison" else {}
+        table = ({s.get("label", "").lower(): s for s in shape.get("sides", [])}
+                 if shape.get("kind") == "comparison" else {})
         per_side = []
         for side in item["sides"]:
             row = _row(table, side["label"])
@@ -58,10 +59,12 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
         seen.update(items_found=found, items_in_collection=len(have), asked=item["asked"],
                     stated_found=stated.get("found"), stated_asked=stated.get("asked"))
         if names_count(item["question"], item["asked"]):  # "What three amendments ...": the page says "N of 3 found"
-            right = (bool(stated) and found >= 1 and stated.get("found") == found and stated.get("asked") == item["asked"]
+            right = (bool(stated) and found >= 1 and stated.get("found") == found
+                     and stated.get("asked") == item["asked"]
                      and not (found < item["asked"] and result["status"] == "verified"))
         else:  # "Which countries ...": no count to state; the page says it is an open list, and never verified short
-            right = bool(stated.get("open")) and found >= 1 and not (found < len(have) and result["status"] == "verified")
+            right = (bool(stated.get("open")) and found >= 1
+                     and not (found < len(have) and result["status"] == "verified"))
     else:
         raise ValueError(f"unknown kind {kind!r} in {item['id']}")
     seen["right"] = bool(right)
@@ -83,7 +86,8 @@ def _row(table: dict[str, dict[str, Any]], label: str) -> dict[str, Any] | None:
     words = set(re.findall(r"[a-z0-9]+", label))
     last = label.split()[-1] if label.split() else ""
     return (next((row for key, row in table.items() if last and last in key.split()), None)
-            or next((row for key, row in table.items() if set(re.findall(r"[a-z0-9]+", key)) <= words and re.findall(r"[a-z0-9]+", key)), None))
+            or next((row for key, row in table.items() if set(re.findall(r"[a-z0-9]+", key)) <= words
+                     and re.findall(r"[a-z0-9]+", key)), None))
 
 
 def ask_item(item: dict[str, Any], ask) -> dict[str, Any]:
@@ -106,7 +110,8 @@ def summarize(items: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> di
     out["verified_wrong"] = sum(not v["right"] for v in verified)
     lists = [v for it, v in zip(items, verdicts) if it.get("kind") == "list"]
     if lists:
-        out["list_items_found"] = f"{sum(v['items_found'] for v in lists)}/{sum(v['items_in_collection'] for v in lists)}"
+        out["list_items_found"] = (f"{sum(v['items_found'] for v in lists)}/"
+                                   f"{sum(v['items_in_collection'] for v in lists)}")
     return out
 
 

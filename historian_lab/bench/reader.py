@@ -49,9 +49,10 @@ def run(n: int = 512, rounds: int = 3) -> dict[str, Any]:
         per_claim.append((time.perf_counter() - t0) * 1000)
     tokens = [len(e.ids) for e in reader.tokenizer.encode_batch(pairs[:200])]
     return {
-        "pairs": len(pairs), "cpu_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "pairs": len(pairs),
+        "cpu_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "pairs_per_s": {"best": round(max(rates), 1), "median": round(sorted(rates)[len(rates) // 2], 1)},
         "three_windows_ms": {"p50": round(percentile(per_claim, 50), 1), "p95": round(percentile(per_claim, 95), 1)},
-        "mean_tokens": round(sum(tokens) / len(tokens), 1), "model_mb": round((READER_DIR / "model.onnx").stat().st_size / 2**20, 1),
-        "target_pairs_per_s": 100,
+        "mean_tokens": round(sum(tokens) / len(tokens), 1),
+        "model_mb": round((READER_DIR / "model.onnx").stat().st_size / 2**20, 1), "target_pairs_per_s": 100,
     }

@@ -56,7 +56,8 @@ def balanced_accuracy(predicted_supported: list[bool], supported: list[bool]) ->
     return (detection + specificity) / 2
 
 
-def expected_calibration_error(confidences: list[float], outcomes: list[bool], bins: int = 10) -> tuple[float, list[dict[str, float]]]:
+def expected_calibration_error(confidences: list[float], outcomes: list[bool],
+                               bins: int = 10) -> tuple[float, list[dict[str, float]]]:
     table = []
     total = len(confidences)
     ece = 0.0
@@ -68,7 +69,8 @@ def expected_calibration_error(confidences: list[float], outcomes: list[bool], b
         mean_conf = sum(c for c, _ in members) / len(members)
         accuracy = sum(1 for _, o in members if o) / len(members)
         ece += len(members) / total * abs(mean_conf - accuracy)
-        table.append({"bin": f"{low:.1f}-{high:.1f}", "n": len(members), "confidence": round(mean_conf, 4), "accuracy": round(accuracy, 4)})
+        table.append({"bin": f"{low:.1f}-{high:.1f}", "n": len(members), "confidence": round(mean_conf, 4),
+                      "accuracy": round(accuracy, 4)})
     return round(ece, 4), table
 
 
@@ -79,7 +81,8 @@ def group_key(item: dict[str, Any]) -> str:
     documents = item.get("documents") or []
     if not documents:
         return str(item.get("id") or item.get("claim") or item.get("question"))
-    parts = sorted(f"{d.get('_id', '')}\x1f{hashlib.sha256(d.get('content', '').encode('utf-8')).hexdigest()}" for d in documents)
+    parts = sorted(f"{d.get('_id', '')}\x1f{hashlib.sha256(d.get('content', '').encode('utf-8')).hexdigest()}"
+                   for d in documents)
     return "\x1e".join(parts)
 
 
@@ -109,7 +112,8 @@ class Row:
 
 
 def collect(
-    path: Path, limit: int | None = None, checker: Callable[..., ClaimResult] | None = None, halves: tuple[str, ...] = ("fit", "check"),
+    path: Path, limit: int | None = None, checker: Callable[..., ClaimResult] | None = None,
+    halves: tuple[str, ...] = ("fit", "check"),
 ) -> tuple[str, list[Row]]:
     """Verify every item of a file (of the given halves): (dataset name, one row per item)."""
     items = [item for item in list(read_jsonl(path))[:limit] if half(item) in halves]
@@ -139,7 +143,8 @@ def collect(
         span_ok = None
         if verdict is not None and verdict.evidence is not None:
             source = by_id.get(verdict.evidence.source_id)
-            span_ok = bool(source and source.text[verdict.evidence.start: verdict.evidence.end] == verdict.evidence.text)
+            span_ok = bool(source
+                           and source.text[verdict.evidence.start: verdict.evidence.end] == verdict.evidence.text)
         text = " ".join(d.text for d in documents)
         claim_words = _baseline_words(item["claim"])
         share = len(claim_words & _baseline_words(text)) / len(claim_words) if claim_words else 1.0
@@ -147,7 +152,8 @@ def collect(
         rows.append(Row(
             half(item), item["label"] not in FLAGGED_LABELS, result.flagged, result.verdict,
             verdict.confidence if verdict else 0.0, hard, result.features, item.get("kind") or item["label"], span_ok,
-            verdict is not None, latency, share, numbers(item["claim"]) <= number_vocabulary(text), result.decided_by or "",
+            verdict is not None, latency, share, numbers(item["claim"]) <= number_vocabulary(text),
+            result.decided_by or "",
         ))
     name = items[0].get("dataset", path.stem) if items else path.stem
     return name, rows
@@ -164,7 +170,8 @@ def rescore(rows: list[Row], combiner: Combiner) -> list[Row]:
         if r.hard_failed:
             p = combiner.below_cut(p)  # as the decision shows it
         carried = not r.hard_failed and combiner.carries(r.features)  # the decision's own statement
-        verdict = r.verdict if r.hard_failed or (not carried and r.verdict != "supported") else ("supported" if carried else "unconfirmed")
+        verdict = (r.verdict if r.hard_failed or (not carried and r.verdict != "supported")
+                   else ("supported" if carried else "unconfirmed"))
         out.append(replace(r, flagged=not carried, confidence=round(p, 4), verdict=verdict))
     return out
 
@@ -191,7 +198,8 @@ def figures(rows: list[Row]) -> dict[str, Any]:
         # the asymmetric figures (docs/design.md): a false "supported" is the error a historian does not forgive
         "false_supported": round(false_claims_supported / len(pos), 4) if pos else 0.0,
         "coverage": round(sum(r.verdict == "supported" for r in neg) / len(neg), 4) if neg else 0.0,
-        "contradiction_precision": round(sum(not r.supported for r in conflicts) / len(conflicts), 4) if conflicts else None,
+        "contradiction_precision": (round(sum(not r.supported for r in conflicts) / len(conflicts), 4)
+                                    if conflicts else None),
         "contradictions": len(conflicts),
         "unconfirmed_share": round(sum(r.verdict == "unconfirmed" for r in rows) / len(rows), 4) if rows else 0.0,
         "detection_rate": round(detection, 4),
@@ -201,7 +209,8 @@ def figures(rows: list[Row]) -> dict[str, Any]:
         "citation_integrity": round(sum(spans) / len(spans), 4) if spans else 1.0,
         "evidence_spans": len(spans),
         "schema_validity": round(sum(r.valid for r in rows) / len(rows), 4) if rows else 1.0,
-        "latency_ms": {"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2)} if rows else {},
+        "latency_ms": ({"p50": round(percentile(latencies, 50), 2), "p95": round(percentile(latencies, 95), 2)}
+                       if rows else {}),
         "per_kind": {k: {"n": n, "flagged": round(f / n, 4)} for k, (n, f) in sorted(per_kind.items())},
         "verdicts": dict(verdicts),
         "reliability": reliability,
@@ -212,7 +221,8 @@ def lexical_baseline(fit: list[Row], check: list[Row]) -> dict[str, Any]:
     """Share of the claim's words in the documents (and every number present): threshold fitted on ``fit``,
     balanced accuracy reported on both."""
     def ba(rows: list[Row], threshold: float) -> float:
-        return balanced_accuracy([r.baseline_share >= threshold and r.baseline_numbers_ok for r in rows], [r.supported for r in rows])
+        return balanced_accuracy([r.baseline_share >= threshold and r.baseline_numbers_ok for r in rows],
+                                 [r.supported for r in rows])
 
     best = max(sorted({r.baseline_share for r in fit} | {0.0, 1.01}), key=lambda t: (ba(fit, t), -t), default=0.0)
     return {"threshold": round(best, 4), "fit": round(ba(fit, best), 4), "check": round(ba(check, best), 4)}
@@ -248,7 +258,8 @@ def protocol(paths: list[Path], limit: int | None = None) -> dict[str, Any]:
     for stem, (dataset, rows) in collected.items():
         fit = [r for r in rows if r.half == "fit"]
         check = [r for r in rows if r.half == "check"]
-        others = [(s, r) for s2, (_, rs) in collected.items() if s2 != stem for r in rs if r.half == "fit" for s in [s2]]
+        others = [(s, r) for s2, (_, rs) in collected.items() if s2 != stem for r in rs if r.half == "fit"
+                  for s in [s2]]
         lodo = None
         usable = [(s, r) for s, r in others if r.features is not None]
         if len({s for s, _ in usable}) >= 1 and usable:
@@ -271,15 +282,16 @@ def fit_combiner(rows: list[Row], groups: list[str], info: dict[str, Any] | None
     names = LEXICAL_FEATURES
     usable = [(r, g) for r, g in zip(rows, groups)
               if r.features is not None and all(n in r.features for n in names)
-              and not r.hard_failed and r.features.get("unexplained", 0.0) == 0.0 and r.features.get("own_voice", 1.0) == 1.0]
+              and not r.hard_failed and r.features.get("unexplained", 0.0) == 0.0
+              and r.features.get("own_voice", 1.0) == 1.0]
     # the limits count against every false claim of the file (those a check already caught included)
     limits = {}
     for g in set(groups):
         all_false = sum(1 for r, h in zip(rows, groups) if h == g and not r.supported)
         left = sum(1 for r, h in usable if h == g and not r.supported)
         limits[g] = FALSE_SUPPORTED_LIMITS.get(g, DEFAULT_FALSE_SUPPORTED_LIMIT) * all_false / max(left, 1)
-    return fit([r.features for r, _ in usable], [r.supported for r, _ in usable], [g for _, g in usable], info, names,  # type: ignore[misc]
-               limits)
+    return fit([r.features for r, _ in usable], [r.supported for r, _ in usable],  # type: ignore[misc]
+               [g for _, g in usable], info, names, limits)
 
 
 def write_report(result: dict[str, Any], directory: Path) -> tuple[Path, Path]:
@@ -296,7 +308,8 @@ def write_report(result: dict[str, Any], directory: Path) -> tuple[Path, Path]:
     fig, ax = plt.subplots(figsize=(4.5, 4.5), dpi=110)
     rel = result["reliability"]
     ax.plot([0, 1], [0, 1], linestyle="--", color="#999", label="perfect calibration")
-    ax.plot([r["confidence"] for r in rel], [r["accuracy"] for r in rel], marker="o", color="#2f3b45", label="Historian")
+    ax.plot([r["confidence"] for r in rel], [r["accuracy"] for r in rel], marker="o", color="#2f3b45",
+            label="Historian")
     ax.set_xlabel("confidence that the claim is supported")
     ax.set_ylabel("share actually supported")
     ax.set_title(f"{result['dataset']} (n={result['n']}, ECE {result['ece']:.3f})", fontsize=9)

@@ -46,6 +46,7 @@ def measure(path: Path) -> dict[str, Any]:
         out[rule] = {
             **dict(c),
             "recall": round(c["contradicted"] / c["must_fire"], 4) if c["must_fire"] else None,
-            "false_contradiction_rate": round(c["false_contradictions"] / c["must_not_fire"], 4) if c["must_not_fire"] else None,
+            "false_contradiction_rate": (round(c["false_contradictions"] / c["must_not_fire"], 4)
+                                         if c["must_not_fire"] else None),
         }
     return {"file": str(path), "rules": out}

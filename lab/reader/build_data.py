@@ -331,7 +331,8 @@ def build() -> dict:
         overlap_files.append({**rep, "pairs_dropped": file_drops.get(fi, 0)})
     manifest = {
         "command": "python lab/reader/build_data.py",
-        "held_rule": f"{HELD_PER_10000 / 100:g}% per source: sha256('<set>:<group or id>') mod 10000 < {HELD_PER_10000}",
+        "held_rule": f"{HELD_PER_10000 / 100:g}% per source: sha256('<set>:<group or id>') mod 10000 < "
+                     f"{HELD_PER_10000}",
         "overlap_rule": (f"drop a pair if a or b, lowercased with whitespace collapsed (or as its alphanumeric "
                          f"words), equals an evaluation text, contains one of its {SHINGLE}-word shingles, or "
                          f"({CONTAINED_MIN}-{SHINGLE - 1} words long) lies whole inside an evaluation text"),

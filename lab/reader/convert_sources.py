@@ -108,7 +108,8 @@ def _rte_processed(repo: Repo, meta: dict, folder: str, splits: Iterable[str]) -
         assert len(ev) == len(claim) == len(lab), (folder, split)
         for a, b, y in zip(ev, claim, lab):
             # Binary RTE form of a SUPPORTS/REFUTES set: the negative class is the refuted claims (see SOURCES.md).
-            yield pair("nli", a.strip(), b.strip(), {"entailment": "entails", "not_entailment": "contradicts"}[y.strip()],
+            yield pair("nli", a.strip(), b.strip(),
+                       {"entailment": "entails", "not_entailment": "contradicts"}[y.strip()],
                        y.strip(), split, group=text_group(b.strip()))
 
 

@@ -48,7 +48,8 @@ class Reader:
         for start in range(0, len(order), batch):
             chunk = order[start:start + batch]
             ids, mask, types = S.encode(self.tokenizer, [pairs[i][0] for i in chunk], [pairs[i][1] for i in chunk])
-            logits, answers = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+            logits, answers = self.session.run(None,
+                                               {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
             exp = np.exp(logits - logits.max(axis=1, keepdims=True))
             nli[chunk] = exp / exp.sum(axis=1, keepdims=True)
             answer[chunk] = answers
@@ -122,7 +123,8 @@ def main() -> None:
     if anli.exists():
         with gzip.open(anli, "rt", encoding="utf-8") as fh:
             sets["anli_dev (check only)"] = [json.loads(line) for line in fh]
-    spread = (lambda rows: rows[:: max(1, len(rows) // args.limit)][: args.limit]) if args.limit else (lambda rows: rows)
+    spread = ((lambda rows: rows[:: max(1, len(rows) // args.limit)][: args.limit]) if args.limit
+              else (lambda rows: rows))
     results = {name: measure(reader, spread(rows)) for name, rows in sorted(sets.items())}
     if args.json:
         print(json.dumps(results, indent=1))

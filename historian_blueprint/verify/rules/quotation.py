@@ -18,7 +18,8 @@ def quotation(ctx: ClaimContext) -> Finding | None:
     for quote in quotes:
         checks.append(Check("quotation", normalize(quote).strip(" .") in source, quote[:80]))
         if not checks[-1].ok:
-            return failed(tuple(checks), "misquote", "misattribution", "high", "the quoted words are not in the source as written")
+            return failed(tuple(checks), "misquote", "misattribution", "high",
+                          "the quoted words are not in the source as written")
     return passed(*checks) if checks else None
 
 

@@ -12,7 +12,8 @@ from historian_blueprint.verify.rules import lexicon
 from historian_blueprint.verify.rules.lexical import OPPOSED
 from historian_blueprint.verify.rules.registry import rule
 
-CONNECTIVES = ("rather than", "instead of", "more than", "less than", "than", "not", "preceded", "followed", "before", "after")
+CONNECTIVES = ("rather than", "instead of", "more than", "less than", "than", "not", "preceded", "followed",
+               "before", "after")
 _SIDE_WORDS = 5  # words each side of a connective that make up its sides
 
 
@@ -90,7 +91,8 @@ def relations(text: str) -> list[tuple[str, str, frozenset[str]]]:
                 elif child.dep_ == "agent":  # "by the Germans"
                     agent = next((k for g in child.children if g.dep_ == "pobj" and (k := _party(g))), agent)
                 elif child.dep_ in _OTHERS:  # the party itself, or the object of a dative "to"
-                    others |= {k for g in (child, *child.children) if (g is child or g.dep_ == "pobj") and (k := _party(g))}
+                    others |= {k for g in (child, *child.children)
+                               if (g is child or g.dep_ == "pobj") and (k := _party(g))}
                     others |= _prepositional(child)  # "sold Florida to Spain": "to" may hang on the object
             if agent and others - {agent}:
                 out.append((verb.lemma_.lower(), agent, frozenset(others - {agent})))
@@ -120,5 +122,6 @@ def role_swap(ctx: ClaimContext) -> Finding | None:
                 if s_agent in others and agent in s_others:
                     check = Check("roles", False, f"{verb}: {agent} / {s_agent}")
                     return failed(check, "contradicted", "fabrication", "high",
-                                  f"the source has {s_agent.title()} as the one who {verb}s {agent.title()}, not the other way round")
+                                  f"the source has {s_agent.title()} as the one who {verb}s {agent.title()}, "
+                                  "not the other way round")
     return passed(Check("roles", True))

@@ -29,7 +29,8 @@ def evidence(ctx: ClaimContext) -> Finding | None:
     if ctx.evidence is not None:
         return None
     check = Check("coverage", False, "no sentence of the sources shares words with the claim")
-    return misattribution(ctx, check) or failed(check, "unconfirmed", "fabrication", "high", "nothing in the sources supports this claim")
+    return misattribution(ctx, check) or failed(check, "unconfirmed", "fabrication", "high",
+                                                "nothing in the sources supports this claim")
 
 
 @rule("support", 10, needs="evidence")
@@ -41,7 +42,8 @@ def coverage(ctx: ClaimContext) -> Finding:
         return passed(check)
     kind = "inference" if share >= 0.5 else "fabrication"
     return misattribution(ctx, check) or failed(
-        check, "unconfirmed", kind, "high" if kind == "fabrication" else "medium", "the evidence does not contain most of the claim"
+        check, "unconfirmed", kind, "high" if kind == "fabrication" else "medium",
+        "the evidence does not contain most of the claim"
     )
 
 
@@ -55,7 +57,8 @@ def novel_words(ctx: ClaimContext) -> Finding:
     shown = as_written(novel, ctx.body)  # as the claim writes them: "named", not the stem "nam"
     check = Check("novel_words", share >= DOCUMENT_THRESHOLD, ", ".join(shown[:8]))
     if not check.ok:
-        return failed(check, "unconfirmed", "unverified_detail", "medium", f"the source never mentions {', '.join(shown[:3])}")
+        return failed(check, "unconfirmed", "unverified_detail", "medium",
+                      f"the source never mentions {', '.join(shown[:3])}")
     return passed(check)
 
 
@@ -75,7 +78,8 @@ def misattribution(ctx: ClaimContext, check: Check) -> Finding | None:
     if found.coverage < SUPPORT_THRESHOLD or found.coverage <= own + MISATTRIBUTION_MARGIN:
         return None
     # support is the share the cited source's evidence had; with none there at all it stays 0
-    return failed(check, "misattributed", "misattribution", "high", f"the support is in {other.source_id}, not the cited source",
+    return failed(check, "misattributed", "misattribution", "high",
+                  f"the support is in {other.source_id}, not the cited source",
                   evidence=found, support=found.coverage if ctx.evidence is not None else None)
 
 
@@ -95,7 +99,8 @@ def unexplained(ctx: ClaimContext) -> list[str]:
     for w in sorted(ctx.wordy - window):
         if w in ctx.names:
             out.append(w)
-        elif not related_form(w, window) and not (kin(w) & (window | window_kin)) and not any(spelled_alike(w, v) for v in window):
+        elif not related_form(w, window) and not (kin(w) & (window | window_kin)) \
+                and not any(spelled_alike(w, v) for v in window):
             out.append(w)
     return out
 
