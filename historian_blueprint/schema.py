@@ -235,7 +235,7 @@ class Output(BaseModel):
     claims: list[ClaimVerdict]
     verification: dict[str, Any]
     metadata: dict[str, Any]
-    shape: dict[str, Any] | None = None  # a comparison's sides or a list's count (roles.shapes.described)
+    shape: dict[str, Any] | None = None  # a comparison's sides or a list's count (questions.shapes.described)
 
 
 def worse(a: Status, b: Status) -> Status:

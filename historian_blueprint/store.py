@@ -26,8 +26,7 @@ __all__ = ["STORE_ERRORS", "Document", "FieldMapping", "Store", "StoreBusy", "St
            "store_problem"]
 
 
-# what a failing store raises: the embedded store's SQLite, or a MongoDB server's
-STORE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, PyMongoError)
+STORE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, PyMongoError)  # the embedded SQLite's, or MongoDB's
 UNWRITABLE = "the database cannot be written (disk full?)"
 PROBED = ("meta", "runs", "jobs", "active", "history", "history_journal")  # Historian's collections health reads
 PROBE_WRITE_EVERY_S = 10.0  # how often health's probe record is written, at most, once one write worked

@@ -23,6 +23,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("app",),
     ("index",),
     ("verify",),
+    ("questions",),                            # what a question asks, read once (issue 40)
     ("roles",),
     ("graph", "mapping", "present"),
     ("web", "cli"),

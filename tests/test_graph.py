@@ -8,6 +8,7 @@ import pytest
 
 from historian_blueprint import get_store
 from historian_blueprint.graph.run import ask, make_context
+from historian_blueprint.questions.reading import read_question
 from historian_blueprint.schema import REFUSAL_PREFIX, Output
 from historian_blueprint.verify.service import check_draft
 from tests.conftest import REPO, make_plain_app, small_docs
@@ -182,11 +183,26 @@ def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
     ]
     question = "What did he say about the banks?"
     history = [{"question": "What did Herbert Hoover say about the depression?", "answer": "..."}]
-    assert offline.thread_words(question, history) == {"herbert", "hoover", "depression"}
-    assert offline.extract(question, hits)[0].source_id == "cleveland"  # alone, the better-ranked hit wins
-    context = offline.thread_words(question, history)
-    assert offline.extract(question, hits, context=context)[0].source_id == "hoover"
-    assert offline.question_words("Describe and summarize the causes of the panic") == {"cause", "panic"}
+    assert read_question(question, history).thread == {"herbert", "hoover", "depression"}
+    alone = offline.extract(read_question(question), hits)
+    assert alone[0].source_id == "cleveland"  # alone, the better-ranked hit wins
+    context = read_question(question, history).thread
+    assert offline.extract(read_question(question), hits, context=context)[0].source_id == "hoover"
+    assert read_question("Describe and summarize the causes of the panic").words == {"cause", "panic"}
+
+
+def test_a_run_reads_its_question_once(app, monkeypatch):
+    """The route node reads the question into one value (questions.reading); no role or node reads its shape,
+    count or words from the text again (issue 40)."""
+    from historian_blueprint.questions import reading
+
+    read: list[str] = []
+    shape_of = reading.shape_of
+    monkeypatch.setattr(reading, "shape_of", lambda text: read.append(text) or shape_of(text))
+    question = "What did Grover Cleveland say about the repeal of the silver purchase law?"
+    with app.app_context():
+        out = ask(question)
+    assert out["citations"] and read == [question]
 
 
 def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constraint(app):
@@ -211,8 +227,8 @@ def test_a_sentence_that_matches_the_question_but_lacks_its_answer_reads_on_into
             "That has shown itself to the south of us, and hangs over Mexico. The revenues are ample.")
     hit = {"source_id": "sotu", "title": "Annual Message", "author": "Woodrow Wilson", "year": 1913, "text": text,
            "start": 100, "locator": "para 1", "score": 1.0}
-    facts = offline.extract("Where did Woodrow Wilson say the one cloud upon our horizon hung?", [hit])
+    facts = offline.extract(read_question("Where did Woodrow Wilson say the one cloud upon our horizon hung?"), [hit])
     assert facts[0].text.startswith("There is but one cloud") and facts[0].text.endswith("hangs over Mexico.")
     assert text[facts[0].start - 100:facts[0].end - 100] == facts[0].text
-    plain = offline.extract("What did Woodrow Wilson say about the one cloud upon our horizon?", [hit])
+    plain = offline.extract(read_question("What did Woodrow Wilson say about the one cloud upon our horizon?"), [hit])
     assert plain[0].text == "There is but one cloud upon our horizon."  # no type asked: the sentence alone

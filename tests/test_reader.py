@@ -151,6 +151,7 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
     questions.jsonl, q-15): by words alone a sentence that repeats the question's words comes first; the reader
     puts the one that answers ("some clothes and five dollars") first."""
     from historian_lab.evaluation.harness import sample_corpus
+    from historian_blueprint.questions.reading import read_question
     from historian_blueprint.roles import extractive as X
 
     lines = (REPO / "tests" / "data" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
@@ -159,7 +160,7 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
     hit = {"source_id": document.source_id, "title": document.title, "author": None, "year": None, "start": 0,
            "end": len(document.text), "text": document.text, "locator": "", "score": 1.0}
     def first() -> str:
-        return " ".join(X.extract(item["question"], [hit])[0].text.split())
+        return " ".join(X.extract(read_question(item["question"]), [hit])[0].text.split())
 
     assert "five dollars" in first()
     monkeypatch.setitem(R._on, "reader", False)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from historian_blueprint.roles import extractive
-from historian_blueprint.roles.lists import asked_count, list_found, list_items
-from historian_blueprint.roles.shapes import belongs, described, shape_of, side_filters, with_bylines
+from historian_blueprint.questions.reading import read_question
+from historian_blueprint.questions.lists import asked_count, list_found, list_items
+from historian_blueprint.questions.shapes import belongs, described, shape_of, side_filters, with_bylines
 from historian_blueprint.roles.written import excerpt
 from historian_blueprint.schema import Fact
 
@@ -111,7 +112,8 @@ def test_the_lead_is_in_historians_words_and_quotes_each_passage_once():
              fact("The silver purchase law was repealed in the hope of restoring confidence in the "
                   "currency of the nation.", "Grover Cleveland", 1894, 3, 0.7)]
     answer = extractive.compose(
-        q, facts, [q], 3, labels={"doc-Grover Cleveland-1893": "Grover Cleveland, Annual Message to Congress (1893)"})
+        read_question(q), facts, [q], 3,
+        labels={"doc-Grover Cleveland-1893": "Grover Cleveland, Annual Message to Congress (1893)"})
     assert answer.answer.startswith("Grover Cleveland, Annual Message to Congress (1893), sentence 1, answers "
                                     "most directly: “")
     assert "[1]" in answer.answer and "2 more passages, from 1 other document, bear on the question." in answer.answer
@@ -122,12 +124,11 @@ def test_the_lead_is_in_historians_words_and_quotes_each_passage_once():
 
 def test_a_comparison_answer_has_a_finding_per_side_or_says_none_was_found():
     q = "Compare what Cleveland and Harrison said about the tariff."
-    shape = with_bylines(shape_of(q), lambda name: 1)
     facts = [fact("A just and sensible revision of our tariff laws should be made for the relief of those of "
                   "our countrymen.", "Grover Cleveland", 1888, 1),
              fact("The tariff on wool was again raised in the interest of the producers of the country.",
                   "Grover Cleveland", 1887, 2, 0.85)]
-    answer = extractive.compose(q, facts, [q], 3, shape=shape)
+    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], 3)
     assert not answer.refusal and [c.author for c in answer.citations] == ["Grover Cleveland", "Grover Cleveland"]
     assert (answer.answer.startswith("Side by side:")
             and "for Harrison, nothing in the collection was found" in answer.answer)
@@ -185,12 +186,11 @@ def test_odd_comparisons_neither_crash_nor_overflow():
 
 def test_a_comparison_that_names_only_its_sides_is_answered_for_each():
     q = "Compare Wilson and Roosevelt."
-    shape = with_bylines(shape_of(q), lambda name: 1)
     facts = [fact("We must free the business of the country from the trusts and from monopoly.",
                   "Woodrow Wilson", 1913, 1),
              fact("The great corporations known as trusts are in certain features hurtful to the general welfare.",
                   "Theodore Roosevelt", 1901, 2, 0.8)]
-    answer = extractive.compose(q, facts, [q], 3, shape=shape)
+    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], 3)
     assert not answer.refusal and [c.author for c in answer.citations] == ["Woodrow Wilson", "Theodore Roosevelt"]
 
 

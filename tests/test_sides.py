@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from historian_blueprint.roles import extractive
-from historian_blueprint.roles.lists import in_scope, list_found, list_items, open_list
-from historian_blueprint.roles.shapes import belongs, described, shape_of, side_filters, with_bylines
+from historian_blueprint.questions.reading import read_question
+from historian_blueprint.questions.lists import in_scope, list_found, list_items, open_list
+from historian_blueprint.questions.shapes import belongs, described, shape_of, side_filters, with_bylines
 from historian_blueprint.roles.sides import MIN_SIDE, per_side, sentences_of, topic_text
 from historian_blueprint.schema import Fact
 from historian_blueprint.text.names import initials, names
@@ -86,7 +87,7 @@ def test_meaning_chooses_which_of_a_sides_sentences_speaks_to_the_topic_and_a_co
              fact("The antitrust law should not be repealed; but it should be made both more efficient and more in "
                   "harmony with actual conditions.", "Theodore Roosevelt", 1907, 4),
              fact("The Army is too small for the needs of the nation.", "Theodore Roosevelt", 1907, 5)]
-    words = extractive.question_words(q)
+    words = set(read_question(q).words)
     chosen = [f.text for f in per_side(words, facts, shape, extractive._redundant, embed=embed)]
     assert chosen[0].startswith("The antitrust law should not be repealed")
     assert chosen[1].startswith("I am opposed to any amendment")  # "changing the antitrust law", in other words
@@ -104,7 +105,7 @@ def test_a_side_with_nothing_on_the_topic_is_not_found(embed):
              fact("The railways must be returned to private ownership under proper regulation.",
                   "Warren G. Harding", 1921, 2),
              fact("Our merchant marine needs the support of the Government.", "Warren G. Harding", 1921, 3)]
-    answer = extractive.compose(q, facts, [q], 3, shape=shape, embed=embed)
+    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], 3, embed=embed)
     assert [c.author for c in answer.citations] == ["Woodrow Wilson"]
     table = described(shape, q, [c.model_dump() for c in answer.citations])
     assert [row["found"] for row in table["sides"]] == [True, False]

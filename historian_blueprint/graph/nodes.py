@@ -14,7 +14,8 @@ from langchain_core.runnables import RunnableConfig
 
 from historian_blueprint.roles import extractive
 from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
-from historian_blueprint.roles.shapes import Shape, described, shape_of, side_filters, with_bylines
+from historian_blueprint.questions.reading import read_question
+from historian_blueprint.questions.shapes import Shape, described, side_filters
 from historian_blueprint.schema import (
     REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, SourceText, worse,
 )
@@ -64,8 +65,20 @@ def task(state: State, c: Context) -> Task:
     return Task(
         question=state["question"], get_document=c.get_document, history=state.get("history") or [],
         route=state.get("route", "simple"), sub_queries=state.get("sub_queries", []), hits=state.get("hits", []),
-        n_documents=c.n_documents, shape=state.get("shape") or Shape(), embed=c.embed,
+        n_documents=c.n_documents, asked=state["asked"], embed=c.embed,
     )
+
+
+def shape_in(state: State) -> Shape:
+    """The run's question's shape, as read once by ``route`` (a single answer before it, or when it never ran)."""
+    asked = state.get("asked")
+    return asked.shape if asked is not None else Shape()
+
+
+def _routed(update: dict[str, Any]) -> str:
+    shape = update["asked"].shape
+    return update["route"] + (f"; {shape.kind} of {len(shape.sides) or shape.asked}" if shape.asked or shape.sides
+                              else "; open list" if shape.kind == "list" else "")
 
 
 def failures(outcome: Outcome) -> dict[str, Any]:
@@ -86,12 +99,11 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
             "expanded": False}
 
 
-@node(lambda u: u["route"] + (f"; {u['shape'].kind} of {len(u['shape'].sides) or u['shape'].asked}"
-                              if u["shape"].asked or u["shape"].sides
-                              else "; open list" if u["shape"].kind == "list" else ""))
+@node(_routed)
 def route(state: State, config: RunnableConfig) -> dict[str, Any]:
-    shape = with_bylines(shape_of(state["question"]), ctx(config).bylines)
-    return {"route": "complex" if shape.kind != "single" else extractive.route(state["question"]), "shape": shape}
+    """The question read once (questions.reading): every node and role after this one reads that value."""
+    asked = read_question(state["question"], state.get("history"), ctx(config).bylines)
+    return {"route": asked.route, "asked": asked}
 
 
 @node(lambda u: f"{len(u['sub_queries'])} queries" + (" (model failed: offline plan)" if u.get("llm_failures") else ""))
@@ -108,7 +120,7 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     (passages in eye dialect only: text.dialect); a comparison also searches each side on its own (its author's
     or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
-    shape = state.get("shape") or Shape()
+    shape = shape_in(state)
     searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
     spelled = dialect_query(state["question"])  # the narratives' spellings of its words ("master": "marse", "marster")
     if spelled:
@@ -196,7 +208,7 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
     except Exception as exc:
         errors.append(f"schema: {exc}")
     if not draft.refusal:
-        shaped = (state.get("shape") or Shape()).kind != "single"  # a side or an item may have a single finding
+        shaped = shape_in(state).kind != "single"  # a side or an item may have a single finding
         fewest = 1 if state.get("revisions") or shaped else 3  # a revision may drop findings that failed
         if not fewest <= len(draft.bullets) <= 8:
             errors.append(f"{len(draft.bullets)} bullets (need {fewest}–8)")
@@ -225,7 +237,7 @@ def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, A
     spans = [(cit.source_id, cit.text, f"{cit.title} {cit.author or ''} {cit.year or ''}") for cit in draft.citations]
     if not spans:
         return None
-    shape = state.get("shape") or Shape()
+    shape = shape_in(state)
     question = state.get("question", "")
     if not shape.comparison:
         return premise_of(question, spans, ctx(config).get_document)
@@ -316,7 +328,7 @@ def cite(state: State, config: RunnableConfig) -> dict[str, Any]:
     if found and worse(report.status, "flagged") != report.status:  # an answer that misses its question is not verified
         report = report.model_copy(update={"status": "flagged", "safe_to_publish": False,
                                            "summary": premise_summary(report.summary, "flagged", found["finding"])})
-    shape = state.get("shape") or Shape()
+    shape = shape_in(state)
     # each side's passages are checked, the contrast between them is not: a comparison is to be read; and each
     # passage of a list that names no count is checked, not whether the list is whole
     unchecked = ("comparison", COMPARISON_FINDING) if shape.comparison else (
@@ -336,7 +348,7 @@ OPEN_LIST_FINDING = ("the checks confirm each passage quoted, not that the list 
 
 def _short_list(state: State) -> str:
     """"found 2 of the 4 items asked" when a list answer holds fewer items than its question asks; else ""."""
-    shape, draft = state.get("shape") or Shape(), state.get("draft")
+    shape, draft = shape_in(state), state.get("draft")
     if shape.kind != "list" or not shape.asked or draft is None:
         return ""
     table = described(shape, state.get("question", ""), [c.model_dump() for c in draft.citations], draft.claims) or {}
@@ -375,7 +387,7 @@ def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
     if draft is not None and draft.notes:
         verification["composer_notes"] = draft.notes
     claimed = draft.claims if draft is not None and not draft.refusal else []
-    table = (described(state.get("shape") or Shape(), state.get("question", ""), citations, claimed)
+    table = (described(shape_in(state), state.get("question", ""), citations, claimed)
              if citations else None)
     output = {
         "answer": answer, "bullets": bullets, "citations": citations, "confidence": confidence, "status": status,

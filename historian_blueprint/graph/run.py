@@ -104,6 +104,39 @@ def thread_history(parent_id: str | None) -> tuple[list[dict[str, Any]], str | N
     return [{"question": t["question"], "answer": t["output"]["answer"]} for t in turns], thread_id
 
 
+def run_metadata(state: dict[str, Any], context: Context, *, run_id: str, seconds: float,
+                 trace: list[dict[str, Any]], refused: bool, profile: str | None, thread_id: str | None,
+                 parent_id: str | None, filters: dict[str, Any]) -> dict[str, Any]:
+    """The stored run's ``metadata``: the engine and models, what was searched and found, timings, the thread."""
+    described = context.engine.describe()
+    try:
+        search = service.search_status()
+    except (service.IndexNotBuilt, service.IndexMismatch):
+        search = {"dense": False, "model": None}
+    return {
+        "run_id": run_id,
+        "engine": context.engine.name,
+        "models": {"embedding": search["model"], **described["models"]},
+        # words only while a first build's vectors are made
+        "search": {k: v for k, v in search.items() if k != "model"},
+        "prompt_version": described["prompt_version"],
+        "tokens": described["tokens"],
+        "latency_ms": {"total": round(seconds * 1000, 2), **{e["node"]: e["ms"] for e in trace}},
+        "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]}
+                      for h in state.get("hits", [])],
+        "revisions": state.get("revisions", 0),
+        "refusal": refused,  # the evidence was too weak to answer: the answer names what was searched
+        "index_generation": service.generation(),
+        "route": state.get("route"),
+        "sub_queries": state.get("sub_queries", []),
+        "profile": profile or get_settings().profile,
+        "thread_id": thread_id or run_id,
+        "parent_id": parent_id,
+        "collection": collection_extent(),
+        "filters": filters,
+    }
+
+
 def stream(
     question: str, *, user_id: str | None = None, context: Context | None = None, parent_id: str | None = None,
     profile: str | None = None, filters: dict[str, Any] | None = None,
@@ -149,33 +182,9 @@ def stream(
     state = final or {}
     output = dict(state.get("output") or {})
     refused = bool(output.pop("refusal", False))
-    described = context.engine.describe()
-    try:
-        search = service.search_status()
-    except (service.IndexNotBuilt, service.IndexMismatch):
-        search = {"dense": False, "model": None}
-    output["metadata"] = {
-        "run_id": run_id,
-        "engine": context.engine.name,
-        "models": {"embedding": search["model"], **described["models"]},
-        # words only while a first build's vectors are made
-        "search": {k: v for k, v in search.items() if k != "model"},
-        "prompt_version": described["prompt_version"],
-        "tokens": described["tokens"],
-        "latency_ms": {"total": round((time.perf_counter() - t0) * 1000, 2), **{e["node"]: e["ms"] for e in trace}},
-        "retrieval": [{"source_id": h["source_id"], "score": h["score"], "start": h["start"], "end": h["end"]}
-                      for h in state.get("hits", [])],
-        "revisions": state.get("revisions", 0),
-        "refusal": refused,  # the evidence was too weak to answer: the answer names what was searched
-        "index_generation": service.generation(),
-        "route": state.get("route"),
-        "sub_queries": state.get("sub_queries", []),
-        "profile": profile or get_settings().profile,
-        "thread_id": thread_id or run_id,
-        "parent_id": parent_id,
-        "collection": collection_extent(),
-        "filters": filters,
-    }
+    output["metadata"] = run_metadata(
+        state, context, run_id=run_id, seconds=time.perf_counter() - t0, trace=trace, refused=refused,
+        profile=profile, thread_id=thread_id, parent_id=parent_id, filters=filters)
     Output.model_validate(output)
     run_history.record_run(
         get_store(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
-from historian_blueprint.roles.shapes import Shape
+from historian_blueprint.questions.reading import Question
 from historian_blueprint.schema import Answer, ClaimVerdict, Fact
 
 
@@ -24,7 +24,7 @@ class State(TypedDict, total=False):
     question: str
     history: list[dict[str, Any]]
     route: Literal["simple", "complex"]
-    shape: Shape
+    asked: Question  # the question read once, by the route node (questions.reading)
     sub_queries: list[str]
     expanded: bool
     hits: list[dict[str, Any]]

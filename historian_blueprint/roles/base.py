@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from historian_blueprint.roles.shapes import Shape
+from historian_blueprint.questions.reading import Question
+from historian_blueprint.questions.shapes import Shape
 from historian_blueprint.schema import (
     Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport, SourceText,
 )
@@ -33,14 +34,19 @@ class Task:
     """What a role is asked about: the question and its thread, what retrieval found, the sources."""
 
     question: str
+    asked: Question  # the question read once where the run started (questions.reading)
     get_document: Callable[[str], SourceText | None]
     history: list[dict[str, Any]] = field(default_factory=list)
     route: str = "simple"
     sub_queries: list[str] = field(default_factory=list)
     hits: list[dict[str, Any]] = field(default_factory=list)
     n_documents: int = 0
-    shape: Shape = field(default_factory=Shape)  # a comparison's sides, a list's count (roles.shapes)
     embed: Callable[[list[str]], Any] | None = None  # the sentence encoder (normalized vectors), to weigh meanings
+
+    @property
+    def shape(self) -> Shape:
+        """A comparison's sides, a list's count (questions.shapes): the question's, as read once."""
+        return self.asked.shape
 
 
 @dataclass(frozen=True)

@@ -12,97 +12,32 @@ from collections.abc import Sequence
 from typing import Any
 
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
-from historian_blueprint.roles.lists import in_scope, list_found, list_items
-from historian_blueprint.roles.shapes import Shape
+from historian_blueprint.questions.lists import in_scope, list_found, list_items
+from historian_blueprint.questions.reading import Focus, Question
 from historian_blueprint.roles.sides import Embed, per_side
 from historian_blueprint.roles.written import lead
 from historian_blueprint.text.dialect import standard_words
 from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import MAX_QUOTE, quote_spans
-from historian_blueprint.text.words import NUMBER_WORDS, content_words, tokenize, vstem
-from historian_blueprint.verify.asked import asks, holds_type, name_asked
-from historian_blueprint.verify.question import constraints, unmet
+from historian_blueprint.text.words import content_words, tokenize
+from historian_blueprint.verify.asked import holds_type
+from historian_blueprint.verify.question import unmet
 from historian_blueprint.verify.reader import default_reader, reader_in_use
 
-_COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|"
-                      r"why|how did|and)\b", re.I)
-_COUNT = re.compile(r"\b(two|three|four|five|six|seven|eight|\d)\b", re.I)
 MIN_FACT_SCORE = 0.34   # below this the best evidence shares too little with the question: refuse
 # an answering fact holds a third of the question's content words (a question may reword the rest)
 MIN_OVERLAP = 0.34
 MIN_CONTEXT_OVERLAP = 0.25  # supporting findings may share less, but must share something
-# Words that say what to do with the answer rather than what it is about.
-INSTRUCTION_WORDS = frozenset(
-    "list name describe explain give tell identify summarize summarise discuss according document documents "
-    "collection say said mention mentioned main major key".split()
-)
 _WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|"
                        r"^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
 
 
-_INSTRUCTION_STEMS = frozenset(vstem(w) for w in INSTRUCTION_WORDS) | INSTRUCTION_WORDS  # content words are stems
-
-
-def question_words(question: str) -> set[str]:
-    """The question's content words, without instruction words and the requested count."""
-    count = requested_count(question)
-    return {w for w in content_words(question) if w not in _INSTRUCTION_STEMS and w != str(count)}
-
-
-def thread_words(question: str, history: list[dict[str, Any]] | None, turns: int = 2) -> set[str]:
-    """What the last turns of a thread were about and the follow-up does not repeat ("what did he say about
-    the banks?" after a question on Hoover carries "herbert", "hoover", "depression")."""
-    own = question_words(question)
-    carried: set[str] = set()
-    for turn in (history or [])[-turns:]:
-        carried |= question_words(str(turn.get("question", "")))
-    return carried - own
-
-
-_FOCUS = re.compile(
-    r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?P<phrase>[\w' -]+?)\s+"
-    r"(?:of|on|in|for|with|to|by|at|during|that|from)\b",
-    re.I,
-)
-
-
-def focus(question: str) -> tuple[set[str], str, bool]:
-    """What a "What was the X of ..." question asks for: X's head word (its stem, and as the question writes
-    it), and whether it asks for a name.
-
-    "What was the Senate vote on the repeal?" asks for a vote; "What was the name of Julia Malone's mother?"
-    asks for a name, of a mother. Evidence that never mentions the vote (or names the mother) does not answer,
-    however much of the rest of the question it shares.
-    """
-    noun = name_asked(question)
-    if noun:
-        return set(content_words(noun)), noun, True
-    match = _FOCUS.match(question)
-    written = []
-    for w in (match.group("phrase").split() if match else []):
-        if w[:1].isupper() and written:  # "the four freedoms Roosevelt named": a name after the phrase opens
-            break                        # the clause that follows it ("the Senate vote" is one phrase)
-        if content_words(w) and w.lower() not in NUMBER_WORDS:
-            written.append(w)
-    while len(written) > 1 and (written[-1].endswith("ed") or written[-1].lower() in _PARTICIPLES):
-        written.pop()  # "the ship named in 1898" asks about a ship, "the name given to it" for a name
-    if not written:
-        return set(), "", False
-    if written[-1].lower() in ("name", "names"):  # "What was the name given to the plantation?"
-        return set(), written[-1], True
-    return set(content_words(written[-1])), written[-1], False
-
-
-_PARTICIPLES = frozenset("given known called chosen taken written spoken shown seen made done held told built paid "
-                         "sent kept brought sung sold bought won lost found left put set".split())
-
-
-def answers_focus(fact: Fact, wanted: set[str], name: bool) -> bool:
-    words = set(content_words(fact.text))
-    if not wanted <= words:
+def answers_focus(fact: Fact, focus: Focus) -> bool:
+    """Does the finding hold what a "What was the X of ..." question asks for (its noun; a name, if asked)."""
+    if not focus.wanted <= set(content_words(fact.text)):
         return False
-    if name:  # a proper name after the sentence's first word (quotes and brackets before it do not count)
+    if focus.name:  # a proper name after the sentence's first word (quotes and brackets before it do not count)
         return bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}", fact.text.strip().lstrip("\"'“‘([—- ")))
     return True
 
@@ -113,11 +48,6 @@ def text_quality(sentence: str) -> float:
     if not tokens:
         return 0.0
     return sum(1 for t in tokens if _WORDLIKE.match(t)) / len(tokens)
-
-
-def route(question: str) -> str:
-    """simple: one fact-finding question; complex: compare / list / multi-part questions."""
-    return "complex" if _COMPLEX.search(question) or question.count("?") > 1 or len(question.split()) > 22 else "simple"
 
 
 def plan(question: str, kind: str, history: list[dict[str, Any]] | None = None) -> list[str]:
@@ -153,28 +83,20 @@ def expand(question: str, hits: list[dict[str, Any]], n_terms: int = 6) -> list[
     return [f"{question} {' '.join(extra)}", " ".join(base)]
 
 
-def requested_count(question: str) -> int | None:
-    match = _COUNT.search(question)
-    if not match:
-        return None
-    value = match.group(1).lower()
-    number = NUMBER_WORDS.get(value) if not value.isdigit() else int(value)
-    return number if number and 1 <= number <= 8 else None
-
-
 SIDE_FACTS = 12      # evidence sentences read for each side of a comparison, as a question of its own
 THREAD_WEIGHT = 0.2  # how much a follow-up's evidence is pulled toward what the thread is about
 TYPE_WEIGHT = 0.1    # a sentence holding the type the question asks for (a date for "when") ranks that much higher
 
 
-def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context: set[str] | None = None) -> list[Fact]:
+def extract(q: Question, hits: list[dict[str, Any]], limit: int = 24,
+            context: frozenset[str] | set[str] | None = None) -> list[Fact]:
     """Split the retrieved chunks into sentences with exact offsets; score each against the question.
 
-    ``context``: a follow-up's thread words (thread_words()); sentences of documents about them rank higher.
+    ``context``: a follow-up's thread words (``Question.thread``); sentences of documents about them rank higher.
     """
-    q_words = question_words(question)
+    q_words, text = q.words, q.text
     context = context or set()
-    kind = asks(question)  # a sentence that matches the question but lacks the answer reads on into the next one
+    kind = q.kind  # a sentence that matches the question but lacks the answer reads on into the next one
     facts: dict[tuple[str, int], Fact] = {}
     for rank, hit in enumerate(hits):
         # the document's title, author and year answer "who" and "when" parts of a question
@@ -185,11 +107,11 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
             words = set(content_words(sentence)) | standard_words(sentence)  # "Marster tole us": master, tell
             if not q_words & words:
                 continue
-            typed = holds_type(kind, sentence, question=question)  # always, when the question asks for no type
+            typed = holds_type(kind, sentence, question=text)  # always, when the question asks for no type
             if not typed and n + 1 < len(spans):
                 # "one cloud upon our horizon." "It hangs over Mexico."
                 following = hit["text"][spans[n + 1][0]:spans[n + 1][1]]
-                if holds_type(kind, following, question=question) and spans[n + 1][1] - s <= MAX_QUOTE:
+                if holds_type(kind, following, question=text) and spans[n + 1][1] - s <= MAX_QUOTE:
                     e = spans[n + 1][1]
                     sentence, typed = hit["text"][s:e], True
                     words = set(content_words(sentence)) | standard_words(sentence)
@@ -212,7 +134,7 @@ def extract(question: str, hits: list[dict[str, Any]], limit: int = 24, context:
                     overlap=round(overlap, 4),
                 )
     ranked = sorted(facts.values(), key=lambda f: -f.score)
-    return by_reader(question, ranked)[:limit]
+    return by_reader(q, ranked)[:limit]
 
 
 READ_FACTS = 6        # the best findings by words the reader reads (6, 12 and 24 ranked alike on the development set)
@@ -220,7 +142,7 @@ READ_FACTS = 6        # the best findings by words the reader reads (6, 12 and 2
 ANSWER_WEIGHT = 0.5
 
 
-def by_reader(question: str, ranked: list[Fact]) -> list[Fact]:
+def by_reader(question: Question, ranked: list[Fact]) -> list[Fact]:
     """The first findings re-ranked with the reader's p(the sentence answers the question) (``verify/reader.py``),
     so that the sentence that answers comes before one that only repeats the question's words; only a sentence
     that holds what the question asks for (a figure, a date, a name) is lifted. Without the reader (off, or its
@@ -229,12 +151,12 @@ def by_reader(question: str, ranked: list[Fact]) -> list[Fact]:
         return ranked
     head = ranked[:READ_FACTS]
     try:
-        p = default_reader().answers(question, [f.text for f in head])
+        p = default_reader().answers(question.text, [f.text for f in head])
     except Exception:  # noqa: BLE001 - unavailable or failing at run time: the ranking by words stands
         return ranked
-    kind = asks(question)  # a sentence without what the question asks for (a figure for "how many") is not lifted
+    kind = question.kind  # a sentence without what the question asks for (a figure for "how many") is not lifted
     read = [f.model_copy(update={"score": round(f.score + ANSWER_WEIGHT * q, 4)})
-            if kind == "other" or holds_type(kind, f.text, question=question) else f for f, q in zip(head, p)]
+            if kind == "other" or holds_type(kind, f.text, question=question.text) else f for f, q in zip(head, p)]
     return sorted(read, key=lambda f: -f.score) + ranked[READ_FACTS:]
 
 
@@ -247,42 +169,42 @@ def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
     return False
 
 
-def compose(question: str, facts: list[Fact], searched: list[str], n_documents: int,
-            passages: Sequence[str] = (), shape: Shape = Shape(), labels: dict[str, str] | None = None,
-            embed: Embed | None = None) -> Answer:
+def compose(q: Question, facts: list[Fact], searched: list[str], n_documents: int,
+            passages: Sequence[str] = (), labels: dict[str, str] | None = None, embed: Embed | None = None) -> Answer:
     """Build the answer from the best non-redundant evidence sentences, each quoted once and cited, under a lead
     sentence of Historian's own that says who answers, where, and with which words. ``passages``: the retrieved
     passages the facts were read from (a constraint one of them mentions is no reason to refuse; whether the
-    cited sentences carry it is the premise check's to flag). ``shape``: a comparison gets the best findings of
-    each side; a list as many findings as items asked. ``labels``: each document's name as a historian cites it
-    (who, what, when; text.labels.source_label). ``embed``: the encoder a comparison's sides are read with
+    cited sentences carry it is the premise check's to flag). The question's shape: a comparison gets the best
+    findings of each side; a list as many findings as items asked. ``labels``: each document's name as a historian
+    cites it (who, what, when; text.labels.source_label). ``embed``: the encoder a comparison's sides are read with
     (roles.sides: each side answers by its words or its meaning, or is "not found for this side")."""
+    shape = q.shape
     if not shape.comparison and not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):
-        return refusal(question, facts, searched, n_documents)
+        return refusal(q.text, facts, searched, n_documents)
     sides = {w for side in shape.sides for w in side.words} if shape.comparison else set()
-    absent = [c for c in unmet(question,
-                               [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages))
+    absent = [c for c in unmet(q.text,
+                               [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages),
+                               asked=q.constraints)
               if c.kind in ("name", "date") and not (c.words & sides)]  # a figure or qualifier nothing cited gives is
     # flagged, not refused: the passages may word it otherwise ("in bondage": "owned"), and "(1)" may be no figure at
     # all; a side of a comparison nothing mentions is "not found for this side", not a reason to refuse the rest
     if absent:  # the question's premise: a name or date nothing retrieved mentions
-        return refusal(question, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
-    wanted, noun, name = focus(question)
-    if wanted and not any(answers_focus(f, wanted, name) for f in facts):
-        what = ((f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if name
+        return refusal(q.text, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
+    noun = q.focus.noun
+    if q.focus.wanted and not any(answers_focus(f, q.focus) for f in facts):
+        what = ((f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if q.focus.name
                 else f"the {noun}")
-        return refusal(question, facts, searched, n_documents, missing=what)
+        return refusal(q.text, facts, searched, n_documents, missing=what)
     if shape.comparison:
-        names = {w for c in constraints(question) if c.kind == "name" for w in c.words}
-        chosen = per_side(question_words(question), facts, shape, _redundant, names, embed=embed)
+        chosen = per_side(set(q.words), facts, shape, _redundant, set(q.names), embed=embed)
         if not chosen:
-            return refusal(question, facts, searched, n_documents)
+            return refusal(q.text, facts, searched, n_documents)
     else:
-        chosen = _best(question, facts, shape)
-        items = shape.kind == "list" and shape.asked and list_found(question, [f.text for f in chosen], shape.asked,
+        chosen = _best(q, facts)
+        items = shape.kind == "list" and shape.asked and list_found(q.text, [f.text for f in chosen], shape.asked,
                                                                     [f.year for f in chosen])
         if len(chosen) < (1 if items else 3):  # a list answers with the items it found, however few
-            return refusal(question, facts, searched, n_documents)
+            return refusal(q.text, facts, searched, n_documents)
     citations = [
         Citation(id=n, source_id=f.source_id, title=f.title, author=f.author, year=f.year, locator=f.locator,
                  text=f.text, start=f.start, end=f.end)
@@ -290,20 +212,21 @@ def compose(question: str, facts: list[Fact], searched: list[str], n_documents: 
     ]
     bullets = [f"{_attribution(f)}: “{display(f.text)}” [{n}]" for n, f in enumerate(chosen, start=1)]
     names = labels or {}
-    return Answer(answer=lead(question, question_words(question), citations, shape, names), bullets=bullets,
+    return Answer(answer=lead(q, citations, names), bullets=bullets,
                   citations=citations, summary=True)
 
 
-def _best(question: str, facts: list[Fact], shape: Shape) -> list[Fact]:
+def _best(question: Question, facts: list[Fact]) -> list[Fact]:
     """The best non-redundant findings by score (a sentence that words the question differently may hold the
-    answer): four; for a list, the best that hold its items (roles.lists.list_items), until as many items as
+    answer): four; for a list, the best that hold its items (questions.lists.list_items), until as many items as
     asked are found, after the list's heading if one was found first."""
+    shape = question.shape
     if shape.kind == "list" and shape.asked:
         chosen: list[Fact] = []
         seen: set[str] = set()  # the items the chosen findings hold (list_items' keys)
         for fact in facts:
-            items = (set(list_items(question, fact.text, shape.asked))
-                     if in_scope(question, fact.text, fact.year) else set())
+            items = (set(list_items(question.text, fact.text, shape.asked))
+                     if in_scope(question.text, fact.text, fact.year) else set())
             heading = not chosen and not items and fact.overlap >= MIN_OVERLAP and fact is facts[0]
             if items - seen or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct
                 chosen.append(fact)

@@ -6,6 +6,7 @@ The planner and composer are extractive (``extractive.py``); the verifiers are t
 
 from __future__ import annotations
 
+from historian_blueprint.questions.reading import read_question
 from historian_blueprint.roles import extractive, sides, written
 from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
 from historian_blueprint.schema import Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport
@@ -33,12 +34,14 @@ class OfflineRoles:
 
     def extract(self, task: Task) -> list[Fact]:
         """Evidence sentences of the retrieved passages, each with its locator in its document."""
-        context = extractive.thread_words(task.question, task.history)
-        facts = extractive.extract(task.question, task.hits, context=context)
+        context = task.asked.thread
+        facts = extractive.extract(task.asked, task.hits, context=context)
         if task.shape.comparison:  # each side read as a question of its own ("Wilson on the trusts"), its best kept
             merged = {(f.source_id, f.start): f for f in facts}
             for side in task.shape.sides:
-                for f in extractive.extract(side.query, task.hits, limit=extractive.SIDE_FACTS, context=context):
+                side_facts = extractive.extract(read_question(side.query), task.hits, limit=extractive.SIDE_FACTS,
+                                                context=context)  # the side's own question, read here
+                for f in side_facts:
                     key = (f.source_id, f.start)
                     if key not in merged or merged[key].score < f.score:
                         merged[key] = f
@@ -65,8 +68,8 @@ class OfflineRoles:
                                                       task.get_document(fact.source_id))
         if task.shape.kind == "list":
             facts = written.enumeration(facts or [], task.get_document, task.shape.asked)
-        return Outcome(extractive.compose(task.question, facts or [], task.sub_queries, task.n_documents, passages,
-                                          shape=task.shape, labels=labels, embed=task.embed))
+        return Outcome(extractive.compose(task.asked, facts or [], task.sub_queries, task.n_documents, passages,
+                                          labels=labels, embed=task.embed))
 
     def refuse(self, task: Task) -> Answer:
         """Say that the collection does not answer (with the closest evidence sentences it found)."""

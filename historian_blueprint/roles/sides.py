@@ -1,6 +1,6 @@
 """Each side of a comparison answered on its own: which of a side's sentences speaks to the question's topic.
 
-A side's sentences are every sentence of the passages that speak for it (roles.shapes.belongs), not only those
+A side's sentences are every sentence of the passages that speak for it (questions.shapes.belongs), not only those
 that share the question's words: a historian asks about "immigration" where the message says "aliens", about
 "changing the antitrust law" where it says "this statute as construed by the Supreme Court must continue". Each is
 weighed by
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from historian_blueprint.roles.shapes import Shape, Side, belongs, side_words
+from historian_blueprint.questions.shapes import Shape, Side, belongs, side_words
 from historian_blueprint.schema import Fact
 from historian_blueprint.text.spans import quote_spans
 from historian_blueprint.text.words import content_words

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from historian_blueprint.roles.lists import ORDINAL_OPENING, introduces, is_heading, list_found, list_items
-from historian_blueprint.roles.shapes import Shape, belongs, name_of
+from historian_blueprint.questions.lists import ORDINAL_OPENING, introduces, is_heading, list_found, list_items
+from historian_blueprint.questions.reading import Question
+from historian_blueprint.questions.shapes import belongs, name_of
 from historian_blueprint.schema import Citation, Fact, SourceText
 from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import Layouts, sentence_spans
@@ -26,8 +27,8 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
     """An enumeration goes on past the sentence retrieval found: after an item that opens on an ordinal ("The
     third is freedom from want ..."), or after the list's heading (a sentence that gives the count asked: "four
     essential human freedoms", or introduces a list: "... as follows:"), the next sentences of its document that are
-    items (roles.lists.list_items) are read too ("The fourth is freedom from fear ..."), whether or not they share the
-    question's words. They join the facts just below the sentence they follow."""
+    items (questions.lists.list_items) are read too ("The fourth is freedom from fear ..."), whether or not they share
+    the question's words. They join the facts just below the sentence they follow."""
     out = list(facts)
     have = {(f.source_id, f.start) for f in facts}
     layouts = Layouts()
@@ -77,12 +78,13 @@ _BARE_ORDINAL = re.compile(rf"\(?{_ORDINALS}[.):]?", re.I)          # a sentence
 _TRAILING_ORDINAL = re.compile(rf"[.:]\s+{_ORDINALS}[.:]\s*$", re.I)  # a sentence that ends on the first item's ordinal
 
 
-def lead(question: str, words: set[str], citations: Sequence[Citation], shape: Shape, labels: dict[str, str]) -> str:
+def lead(question: Question, citations: Sequence[Citation], labels: dict[str, str]) -> str:
     """The answer's first sentences, in Historian's words: who answers, in what and when, with a short excerpt
     of what they said (the whole passages follow, each once, under their sources). A comparison says who
     speaks for each side and which side nothing was found for; a list how many of the items asked it found."""
     if not citations:
         return ""
+    words, shape = set(question.words), question.shape
 
     def who(c: Citation) -> str:
         return labels.get(c.source_id) or f"{c.author or c.title}{f' ({c.year})' if c.year else ''}"
@@ -107,7 +109,7 @@ def lead(question: str, words: set[str], citations: Sequence[Citation], shape: S
             + f" bear{'s' if more == 1 else ''} on the question.") if more else ""
     opening = f"{who(first)}, {first.locator}, answers most directly: “{excerpt(first.text, words)}” [1]."
     if shape.kind == "list" and shape.asked:
-        found = list_found(question, [c.text for c in citations], shape.asked, [c.year for c in citations])
+        found = list_found(question.text, [c.text for c in citations], shape.asked, [c.year for c in citations])
         if not found:
             return (f"None of the {shape.asked} asked for could be picked out in the passages found. The nearest is "
                     f"{who(first)}, {first.locator}: “{excerpt(first.text, words)}” [1].{rest}")

@@ -139,10 +139,10 @@ def mentioned(constraint: Constraint, texts: Sequence[str] | _Evidence) -> bool:
     return all(w in vocabulary or related_form(w, vocabulary) for w in constraint.words)
 
 
-def unmet(question: str, evidence: Sequence[str]) -> list[Constraint]:
+def unmet(question: str, evidence: Sequence[str], asked: Sequence[Constraint] | None = None) -> list[Constraint]:
     """The question's constraints that none of ``evidence`` (cited spans, cited documents' titles and authors)
-    mentions."""
-    asked = constraints(question)
+    mentions; ``asked``: the constraints already read (``questions.reading.Question.constraints``)."""
+    asked = constraints(question) if asked is None else asked
     if not asked:
         return []
     read = _Evidence(evidence)

@@ -124,6 +124,7 @@ def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | 
 
 def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None,
               encoder: Any) -> dict[str, Any]:
+    from historian_blueprint.questions.reading import read_question
     from historian_blueprint.roles.extractive import extract
 
     from historian_blueprint.verify import reader as product_reader
@@ -140,7 +141,7 @@ def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader
                "end": end, "text": content[start:end], "locator": "", "score": 1.0}
         for name, on in (("rules", False), ("product", True)):
             product_reader.use_reader(on)
-            facts = extract(item["question"], [hit])
+            facts = extract(read_question(item["question"]), [hit])
             first = None
             if facts:
                 at_ = facts[0].start

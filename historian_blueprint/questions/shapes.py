@@ -8,7 +8,7 @@ answered on its own, and the page shows a finding per side or "not found for thi
 
 A list asks for a number of items ("the four freedoms", "name three causes"): the answer says how many it
 found of how many were asked, and an answer with fewer is never called verified; a list that names no count
-("Which countries ...") is an open list, never verified (roles.lists).
+("Which countries ...") is an open list, never verified (questions.lists).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from historian_blueprint.roles.lists import asked_count, in_scope, list_found, open_list
+from historian_blueprint.questions.lists import asked_count, in_scope, list_found, open_list
 from historian_blueprint.text.names import names
 from historian_blueprint.text.normalize import QUOTES
 from historian_blueprint.text.words import content_words
