@@ -18,7 +18,7 @@ from historian_blueprint import config as cfg
 from historian_blueprint import migrate
 from historian_blueprint.app import get_settings, get_services, get_store
 from historian_blueprint.corpus.loader import load_corpus
-from historian_blueprint.graph.export import outcome, outcome_counts
+from historian_blueprint.present.report import outcome, outcome_counts
 from historian_blueprint.index import service
 from historian_blueprint.present import formats
 from historian_blueprint.settings import LLMSettings

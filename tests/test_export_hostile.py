@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from conftest import make_plain_app
 from historian_blueprint import get_store
-from historian_blueprint.graph.export import safe_url, to_markdown
+from historian_blueprint.present.report import safe_url, to_markdown
 from historian_blueprint.text.markdown import one_line
-from historian_blueprint.graph.references import (
+from historian_blueprint.present.references import (
     bibtex,
     chicago,
     chicago_bibliography_entry,

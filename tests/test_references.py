@@ -147,8 +147,8 @@ def test_each_format_escapes_a_hostile_value_its_own_way():
     """The escaping each format gives a value that would break out of its field (tests/test_export_hostile.py reads
     every field back with each format's reader): BibTeX's TeX escapes with balanced braces, a URL percent-encoded,
     RIS and Chicago on one line, Markdown's opening marker escaped."""
-    from historian_blueprint.graph.export import to_markdown
-    from historian_blueprint.graph.references import Reference, bibtex, chicago, ris
+    from historian_blueprint.present.report import to_markdown
+    from historian_blueprint.present.references import Reference, bibtex, chicago, ris
 
     ref = Reference(source_id="d1", title="a}b {c} \\input{x}\n@misc{y,", authors=["=Smith, J.\nER  - TY"], year=1893,
                     url="https://example.org/w}b{;x")

@@ -1,6 +1,6 @@
 """The answer's standing in plain words: one vocabulary, no contradiction between a status and its sentence."""
 
-from historian_blueprint.graph.export import confidence_words, report_views, source_label, status_words
+from historian_blueprint.present.report import confidence_words, report_views, source_label, status_words
 from historian_blueprint.verify.reports import clip
 
 

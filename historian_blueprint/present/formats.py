@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from historian_blueprint.graph.export import source_label, to_markdown
-from historian_blueprint.graph.references import (
+from historian_blueprint.present.report import source_label, to_markdown
+from historian_blueprint.present.references import (
     Reference, bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris,
 )
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from historian_blueprint.graph.export import safe_url
+from historian_blueprint.present.report import safe_url
 from historian_blueprint.text.markdown import one_line
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
