@@ -18,7 +18,6 @@ from historian_blueprint import config as cfg
 from historian_blueprint import migrate
 from historian_blueprint.app import get_settings, get_services, get_store
 from historian_blueprint.corpus.loader import load_corpus
-from historian_blueprint.present.report import outcome, outcome_counts
 from historian_blueprint.index import service
 from historian_blueprint.present import formats
 from historian_blueprint.settings import LLMSettings
@@ -282,10 +281,13 @@ def doctor_command() -> None:
 @click.option("--source", "sources", multiple=True, help="A document id the draft cites (repeatable).")
 @click.option("--question", default=None,
               help="The question the text answers (a bare yes/no is checked as its answer).")
-@click.option("--output", "fmt", type=click.Choice(["json", "markdown"]), default="markdown", show_default=True)
+@click.option("--output", "fmt", default="md", show_default=True, metavar="FORMAT",
+              help="An export format of checked drafts: md (the report) or json (the whole verification), or one a "
+                   "plugin registered.")
 def verify_command(text: str | None, path: str | None, sources: tuple[str, ...], question: str | None,
                    fmt: str) -> None:
     """Check a draft against the collection: per-claim verdicts, the four reports, confidence, status."""
+    chosen = _export_format(fmt, "draft")
     if path:
         text = Path(path).read_text(encoding="utf-8")
     if not text:
@@ -294,22 +296,7 @@ def verify_command(text: str | None, path: str | None, sources: tuple[str, ...],
         result = check_draft(text, sources, question=question)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    data = result.model_dump()
-    if fmt == "json":
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-        return
-    click.echo(f"Status: {result.status} · confidence {result.confidence:.2f}")
-    click.echo(outcome_counts(c.verdict for c in result.claims))
-    for c in result.claims:
-        shown = outcome(c.verdict)
-        click.echo(f"  [{c.id}] {shown.label}: {c.text[:90]}")
-        if c.evidence:
-            where = c.evidence.locator or f"chars {c.evidence.start}–{c.evidence.end}"
-            click.echo(f"       {shown.span} {c.evidence.source_id}, {where}: “{c.evidence.text[:200]}”")
-        if c.verdict != "supported":
-            click.echo(f"       {c.reason}")
-    for role in ("challenge", "interrogation", "counter", "judge"):
-        click.echo(f"  {role}: {getattr(result, role).summary}")
+    click.echo(chosen.render(formats.Exported("draft", result.model_dump(), question or "", get_store().get_document)))
 
 
 # Historian's own commands (`historian --help` lists them with the plugins', sorted by name).

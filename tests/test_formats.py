@@ -3,6 +3,7 @@ format added through it reaches all three, and the page's Markdown is the CLI's.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ QUESTION = "List three causes of the depression"
 @pytest.fixture
 def toy():
     """A toy format, registered for the test and taken away after it."""
-    fmt = formats.register(formats.Format("toy.txt", "Toy", "text/plain", ("answer", "map"),
+    fmt = formats.register(formats.Format("toy.txt", "Toy", "text/plain", ("answer", "map", "draft"),
                                           lambda e: f"TOY {e.kind}: {e.title} "
                                                     f"({len(e.output.get('citations') or [])})"))
     yield fmt
@@ -40,6 +41,19 @@ def test_a_format_added_through_the_registry_reaches_the_page_the_export_and_the
     assert f'filename="historian-{run_id[:8]}.toy.txt"' in exported.headers["Content-Disposition"]
     printed = app.test_cli_runner().invoke(args=["historian", "ask", QUESTION, "--output", "toy.txt", "--quiet"])
     assert printed.exit_code == 0 and printed.output.startswith(f"TOY answer: {QUESTION} ("), printed.output
+
+
+def test_a_checked_draft_leaves_through_the_same_registry(app, toy):  # noqa: F811 - app
+    """`historian verify` prints a checked draft in its formats: the report (md), the whole verification (json),
+    or one added through the registry; its report is the md format's rendering of its json."""
+    draft = "Grover Cleveland asked Congress to repeal the silver purchase clause."
+    runner = app.test_cli_runner()
+    printed = runner.invoke(args=["historian", "verify", "--text", draft, "--output", "toy.txt"])
+    assert printed.exit_code == 0 and printed.output.startswith("TOY draft: "), printed.output
+    report = runner.invoke(args=["historian", "verify", "--text", draft])
+    whole = json.loads(runner.invoke(args=["historian", "verify", "--text", draft, "--output", "json"]).output)
+    assert report.exit_code == 0 and report.output.startswith("Status: ")
+    assert report.output == formats.find("md", "draft").render(formats.Exported("draft", whole, "")) + "\n"
 
 
 def test_the_page_and_the_cli_write_one_markdown_and_unknown_formats_are_named(app):  # noqa: F811 - app

@@ -157,6 +157,8 @@ def test_verify_and_ask_commands(app):
     assert " supported, " in shown.output.splitlines()[1] and "contradicted" in data["challenge"]["summary"]
     missing = runner.invoke(args=["historian", "verify", "--text", "Some claim here today.", "--source", "no-such-doc"])
     assert missing.exit_code == 1 and "no document with id no-such-doc" in missing.output
+    named = runner.invoke(args=["historian", "verify", "--text", PLANTED, "--output", "markdown"])
+    assert named.exit_code == 2 and "md, json" in named.output  # the formats of checked drafts, named
     bare = runner.invoke(args=["historian", "verify", "--text", "yes", "--question", "What caused it?"])
     assert bare.exit_code == 1 and "needs a yes/no question" in bare.output
     answered = runner.invoke(args=["historian", "verify", "--text", "No", "--source", "sotu-1931-herbert-hoover",

@@ -1,7 +1,8 @@
 """Export formats: one registry that the pages, the API and the CLI read.
 
 An answer leaves as its report (Markdown), its output (JSON) or its cited sources in the formats reference managers
-import (BibTeX, RIS, CSL-JSON, Chicago); a map as its report or its output. A new format is one module that calls
+import (BibTeX, RIS, CSL-JSON, Chicago); a map as its report or its output; a draft checked by ``historian verify``
+as its report or its output. A new format is one module that calls
 ``register`` with a ``Format`` (and its test): the run pages link it, ``/runs/<id>/export.<name>`` (pages and API
 tokens) serves it, and ``historian ask --output <name>`` prints it.
 """
@@ -13,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from historian_blueprint.present.report import source_label, to_markdown
+from historian_blueprint.present.report import draft_report, source_label, to_markdown
 from historian_blueprint.present.references import (
     Reference, bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris,
 )
 
-KINDS = ("answer", "map")
+KINDS = ("answer", "map", "draft")  # an answer, a map, a draft checked by `historian verify`
 
 
 @dataclass
@@ -69,7 +70,7 @@ def register(fmt: Format) -> Format:
 
 
 def formats_for(kind: str) -> list[Format]:
-    """The formats of answers or of maps, in the order they were registered."""
+    """The formats of answers, of maps or of checked drafts, in the order they were registered."""
     return [f for f in FORMATS.values() if kind in f.kinds]
 
 
@@ -85,6 +86,8 @@ def _markdown(exported: Exported) -> str:
     out = exported.output
     if exported.kind == "map":
         return out["report"]
+    if exported.kind == "draft":
+        return draft_report(out)
     docs = exported.documents()
     labels = {c["id"]: source_label(c, docs.get(c["source_id"])) for c in out.get("citations") or []}
     return to_markdown(out, exported.title, labels, [chicago_bibliography_entry(r) for r in exported.references()])

@@ -244,3 +244,21 @@ def safe_url(url: Any) -> str | None:
     if not isinstance(url, str) or not re.fullmatch(r"https?://[^\s\x00-\x1f\x7f]+", url.strip(), re.I):
         return None
     return _URL_UNSAFE.sub(lambda m: quote(m.group(), safe=""), url.strip())
+
+
+def draft_report(result: dict[str, Any]) -> str:
+    """A checked draft (``verify/service.check_draft``'s output) in words: its status and confidence, the outcomes
+    counted, each claim with its outcome, evidence and reason (where it is not supported), the four reports."""
+    lines = [f"Status: {result['status']} · confidence {result['confidence']:.2f}",
+             outcome_counts(c["verdict"] for c in result["claims"])]
+    for c in result["claims"]:
+        shown = outcome(c["verdict"])
+        lines.append(f"  [{c['id']}] {shown.label}: {c['text'][:90]}")
+        evidence = c.get("evidence")
+        if evidence:
+            where = evidence.get("locator") or f"chars {evidence['start']}–{evidence['end']}"
+            lines.append(f"       {shown.span} {evidence['source_id']}, {where}: “{evidence['text'][:200]}”")
+        if c["verdict"] != "supported":
+            lines.append(f"       {c['reason']}")
+    lines += [f"  {role}: {result[role]['summary']}" for role in ("challenge", "interrogation", "counter", "judge")]
+    return "\n".join(lines)
