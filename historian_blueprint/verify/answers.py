@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import words
 from historian_blueprint.verify.context import Search
-from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.decision import Said, settle
+from historian_blueprint.verify.findings import ClaimResult, Finding
 from historian_blueprint.verify.grounding import verify_claim
 
 _YES_NO_QUESTION = re.compile(
@@ -67,20 +68,20 @@ def verify_answer(
         # not saying is not denying
         if result.verdict not in ("supported", "misattributed", "misquote", "contradicted"):
             result.probability = min(result.probability, 1 - result.probability)
-    if result.verdict in ("supported", "misattributed", "misquote"):  # the statement is in the sources
-        result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
-        result.reason = f"'no' denies that {statement}, which the sources say"
-        return result
-    why = result.reason
-    if result.verdict == "contradicted" and result.decided_by == "reader":  # the reader's reading is no denial
-        result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
-        result.reason = (f"'no' is not established: only Historian's reader model reads the sources as contradicting "
-                         f"that {statement}: read the source")
-        return result
-    if result.verdict == "contradicted":
-        result.verdict, result.type, result.severity = "supported", None, "none"
-        result.reason = f"'no': the sources contradict that {statement} ({why})"
-        return result
-    result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
-    result.reason = f"'no' is not established: the sources do not contradict that {statement} ({why})"
+    why, by = result.reason, result.decided_by
+    read_only = result.verdict == "contradicted" and by == "reader"  # the reader's reading is no denial
+    said = settle(  # the one decision, on what the statement's verdict makes of "no"
+        conflict=Said(Finding(verdict="contradicted", type="fabrication", severity="high",
+                              reason=f"'no' denies that {statement}, which the sources say"), by)
+        if result.verdict in ("supported", "misattributed", "misquote") else None,  # the statement is in the sources
+        carried=Said(Finding(verdict="supported", severity="none",
+                             reason=f"'no': the sources contradict that {statement} ({why})"), by)
+        if result.verdict == "contradicted" and not read_only else None,
+        otherwise=Said(Finding(verdict="unconfirmed", type="unverified_detail", severity="medium", reason=(
+            f"'no' is not established: only Historian's reader model reads the sources as contradicting that "
+            f"{statement}: read the source" if read_only else
+            f"'no' is not established: the sources do not contradict that {statement} ({why})")), by),
+    )
+    result.verdict, result.type, result.severity = said.finding.verdict, said.finding.type, said.finding.severity
+    result.reason = said.finding.reason
     return result

@@ -13,7 +13,8 @@ from historian_blueprint.text.claims import sentence_claims
 from historian_blueprint.text.markers import SPACED_MARKER, strip_markers
 from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.draft import verify_claims
-from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.decision import Said, settle
+from historian_blueprint.verify.findings import ClaimResult, Finding
 
 
 def answer_claims(draft: Answer) -> list[tuple[str, list[Cited]]]:
@@ -70,10 +71,14 @@ def verify_composed(
     claims = [cl if cl.id <= len(findings) else cl.model_copy(update={"part": "narrative"})
               for cl in verification.claims]
     failed = set(draft.failed_citations)
+    misquote = settle(misquote=Said(MISQUOTED, "quote")).finding
     return [
-        cl.model_copy(update={
-            "verdict": "misquote", "type": "misattribution", "severity": "high", "confidence": 0.0,
-            "reason": "the quote given for this claim is not in the cited source",
-        }) if cl.id in failed else cl
+        cl.model_copy(update={"verdict": misquote.verdict, "type": misquote.type, "severity": misquote.severity,
+                              "confidence": 0.0, "reason": misquote.reason}) if cl.id in failed else cl
         for cl in claims
     ]
+
+
+# A finding whose quote could not be anchored in its source: a failed citation, never dropped.
+MISQUOTED = Finding(verdict="misquote", type="misattribution", severity="high",
+                    reason="the quote given for this claim is not in the cited source")

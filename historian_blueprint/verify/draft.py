@@ -12,7 +12,8 @@ from historian_blueprint.settings import Caps
 from historian_blueprint.text.claims import split_claims
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.verify.confidence import to_verdict
-from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.decision import Said, settle
+from historian_blueprint.verify.findings import ClaimResult, Finding
 from historian_blueprint.verify.answers import bare_answer, proposition, verify_answer
 from historian_blueprint.verify.grounding import verify_claim
 from historian_blueprint.verify.question import premise_of
@@ -41,8 +42,10 @@ def verify_claims(
         if stopped is None and deadline is not None and deadline.passed():
             stopped = TimeLimit(deadline.seconds, f"claim {n} of {len(claims)}")
         if stopped is not None:
-            result = ClaimResult(claim, "unconfirmed", "unverified_detail", "medium", None, 0.0, cited=list(cited),
-                                 reason="not checked: the time limit was reached first", decided_by="time limit")
+            said = settle(unread=Said(Finding(verdict="unconfirmed", type="unverified_detail", severity="medium",
+                                              reason="not checked: the time limit was reached first"), "time limit"))
+            result = ClaimResult(claim, said.finding.verdict, said.finding.type, said.finding.severity, None, 0.0,
+                                 cited=list(cited), reason=said.finding.reason, decided_by=said.by)
             verdicts.append(to_verdict(n, result, layouts, lambda source_id: None))
             continue
         documents = [d for d in (get_document(c.source_id) for c in cited) if d is not None]

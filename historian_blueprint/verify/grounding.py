@@ -7,7 +7,8 @@ The path reads as the decision does:
    decides: contradicted, misquote, misattributed (or unconfirmed, when it finds something missing);
 3. the **support reading** (``verify/support.py``): how much of the claim the evidence carries, as one calibrated
    probability; with ``HISTORIAN_READER=on``, the reader model reads what it leaves open (``verify/reader.py``);
-4. one **decision** (``decide``): ``supported`` only above a threshold chosen for precision and with no word
+4. one **decision** (``decide``, through ``verify/decision.settle``, which every writer of a verdict calls):
+   ``supported`` only above a threshold chosen for precision and with no word
    of the claim the evidence does not carry, or (reader on) where the reader finds it said in other words above
    its own precision cut with every name and figure held; otherwise ``unconfirmed``: "not confirmed: read the
    source".
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import as_written, content_words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
+from historian_blueprint.verify.decision import Said, settle
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
 from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, contradicts, read_claim,
@@ -181,82 +183,83 @@ def _read_at(ctx: ClaimContext, source_id: str, start: int, end: int) -> ClaimCo
 # ----------------------------------------------------------------------------- 4. the decision
 def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, reading: SupportReading,
            read_by: ClaimReading | None = None) -> ClaimResult:
-    """One decision: a conflict decides; else supported when the evidence carries the claim (probability above the
-    precision cut, no word of it unexplained); else a reversed opinion, or no evidence; else, for a claim the
-    rules leave open, the reader's verdict above its cut (``_reader_decides``); else unconfirmed, with what is
-    missing named."""
+    """The claim's readings given to the one decision (``verify/decision.settle``): a conflict decides; else supported
+    when the evidence carries the claim (probability above the precision cut, no word of it unexplained); else what
+    the rest of the reading found (``_left_open``), read only then."""
     result.features = reading.features
     p = reading.probability
-    if conflict is not None:
-        result.probability = reading.combiner.below_cut(p)
-        return _apply(result, conflict, _named(conflict))
-    result.probability = p if reading.carried else reading.combiner.below_cut(p)
-    result.decided_by = "support"
-    if reading.carried:
-        result.reason = f"the evidence carries the claim (support {p:.2f})"
-        return result
-    note = f" (support {p:.2f})"
+    result.probability = p if conflict is None and reading.carried else reading.combiner.below_cut(p)
+    carried = Finding(verdict="supported", severity="none", reason=f"the evidence carries the claim (support {p:.2f})")
+    said = settle(
+        conflict=Said(conflict, _named(conflict)) if conflict is not None else None,
+        carried=Said(carried, "support") if reading.carried else None,
+        otherwise=None if conflict is not None or reading.carried else _left_open(ctx, result, reading, read_by),
+    )
+    return _apply(result, said.finding, said.by)
+
+
+def _left_open(ctx: ClaimContext, result: ClaimResult, reading: SupportReading,
+               read_by: ClaimReading | None) -> Said:
+    """What a claim the conflict checks pass and the support does not carry is: a reversed opinion, or no evidence;
+    else, for a claim the rules leave open, the reader's verdict above its cut (``_reader_decides``); else a soft
+    check's finding; else unconfirmed, with what is missing named."""
+    note = f" (support {reading.probability:.2f})"
     reversed_ = polarity.reversed_opinion(ctx)
     if reversed_ is not None:  # what the reading found is a reversal: the claim judges ill what the source judges well
         result.checks.extend(reversed_.checks)
-        return _apply(result, reversed_, "opinion", note)
+        return Said(replace(reversed_, reason=reversed_.reason + note), "opinion")
     if ctx.evidence is None:
         why = support.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication", "high",
                                              "nothing in the sources carries this claim")
-        return _apply(result, why, "support", note)
+        return Said(replace(why, reason=why.reason + note), "support")
     if read_by is not None and (cuts := thresholds()) is not None:  # only a claim open_to_reader was read
         by_reader = _reader_decides(ctx, result, reading, read_by, cuts)
         if by_reader is not None:
-            return by_reader
+            return Said(by_reader, "reader")
     if reading.soft_failed:
-        return _apply(result, reading.soft_failed[0], "support", note)
-    result.verdict, result.severity = "unconfirmed", "medium"
+        return Said(replace(reading.soft_failed[0], reason=reading.soft_failed[0].reason + note), "support")
     if reading.own_voice:
-        result.type = "inference"
-        result.reason = (f"the claim speaks for its writer ('{reading.own_voice[0]}') where the source does not: "
-                         f"not confirmed, read the source{note}")
-    elif reading.unexplained:
-        result.type = "unverified_detail"
+        return Said(Finding(verdict="unconfirmed", type="inference", severity="medium", reason=(
+            f"the claim speaks for its writer ('{reading.own_voice[0]}') where the source does not: not confirmed, "
+            f"read the source{note}")), "support")
+    if reading.unexplained:
         shown = ", ".join(f"'{w}'" for w in as_written(reading.unexplained, ctx.body)[:4])  # as the claim writes them
-        result.reason = f"the cited passage does not say {shown}: not confirmed, read the source{note}"
-    else:
-        result.type = "inference"
-        short = [name for name, low in reading.combiner.minimums if reading.features.get(name, -1.0) < low]
-        why = GATE_REASONS.get(short[0], "") if short else ""
-        result.reason = f"the cited passage does not clearly carry the claim{why}: not confirmed, read the source{note}"
-    return result
+        return Said(Finding(verdict="unconfirmed", type="unverified_detail", severity="medium",
+                            reason=f"the cited passage does not say {shown}: not confirmed, read the source{note}"),
+                    "support")
+    short = [name for name, low in reading.combiner.minimums if reading.features.get(name, -1.0) < low]
+    why = GATE_REASONS.get(short[0], "") if short else ""
+    return Said(Finding(verdict="unconfirmed", type="inference", severity="medium", reason=(
+        f"the cited passage does not clearly carry the claim{why}: not confirmed, read the source{note}")), "support")
 
 
 def _reader_decides(ctx: ClaimContext, result: ClaimResult, reading: SupportReading, read_by: ClaimReading,
-                    cuts: Thresholds) -> ClaimResult | None:
+                    cuts: Thresholds) -> Finding | None:
     """The reader's verdict where it clears a cut fitted for precision, else None (the rules' reading stands):
     contradicted when p(contradicts) clears its cut, exceeds p(entails) and the window names whom the claim names;
     supported when p(entails) clears its cut, the window holds every name and figure and no conflict check fires
-    on it (the conditions ``historian_lab.fitting.fit.fit_cuts`` fitted the cuts under)."""
+    on it (the conditions ``historian_lab.fitting.fit.fit_cuts`` fitted the cuts under). The window it read
+    becomes the claim's evidence."""
     if read_by.contradicts_at is not None and contradicts(reading.features, cuts.contradicts):
         source_id, window = read_by.contradicts_at
-        result.verdict, result.type, result.severity = "contradicted", "fabrication", "high"
         result.evidence = _window_evidence(ctx, source_id, window)
         result.support = result.evidence.coverage if result.evidence is not None else 0.0
         result.probability = reading.combiner.below_cut(1 - read_by.contradicts)
-        result.decided_by = "reader"
-        result.reason = (f"the cited passage says otherwise (Historian's reader model reads it as contradicting the "
-                         f"claim, {read_by.contradicts:.2f}): read the source")
         result.checks.append(Check("reader", False,
                                    f"p(contradicts)={read_by.contradicts:.2f} (cut {cuts.contradicts:.2f})"))
-        return result
+        return Finding(verdict="contradicted", type="fabrication", severity="high", reason=(
+            f"the cited passage says otherwise (Historian's reader model reads it as contradicting the claim, "
+            f"{read_by.contradicts:.2f}): read the source"))
     if read_by.entails_at is None or not supports(reading.features, cuts.entails):
         return None
     source_id, window = read_by.entails_at
-    result.verdict, result.type, result.severity = "supported", None, "none"
     result.evidence = _window_evidence(ctx, source_id, window)
     result.support = result.evidence.coverage if result.evidence is not None else 0.0
     result.probability = round(read_by.entails, 4)
-    result.decided_by = "reader"
-    result.reason = (f"the passage says this in other words (Historian's reader model, {read_by.entails:.2f}; every "
-                     f"name and figure of the claim is in it)")
     result.checks.append(Check("reader", True, f"p(entails)={read_by.entails:.2f} (cut {cuts.entails:.2f})"))
-    return result
+    return Finding(verdict="supported", severity="none", reason=(
+        f"the passage says this in other words (Historian's reader model, {read_by.entails:.2f}; every name and "
+        f"figure of the claim is in it)"))
 
 
 def _window_evidence(ctx: ClaimContext, source_id: str, window: Window) -> Evidence | None:
@@ -301,22 +304,22 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
                          decided_by="quote")
     conflict = conflict_checks(ctx, result)
     if conflict is not None:
-        return _apply(result, conflict, _named(conflict))
+        return _apply(result, settle(conflict=Said(conflict, _named(conflict))).finding, _named(conflict))
     missing = support.unexplained(ctx)
     result.checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
     local = support.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
     result.checks.append(Check("local", local >= SUPPORT_THRESHOLD,
                                f"{local:.2f} of the claim's words in one or two sentences"))
-    if missing or evidence.coverage < SUPPORT_THRESHOLD or local < SUPPORT_THRESHOLD:
-        result.verdict, result.type, result.severity = "unconfirmed", "unverified_detail", "medium"
-        shown = ", ".join(repr(w) for w in as_written(missing, ctx.body)[:4])
-        result.reason = (f"the quoted words do not carry {shown}" if missing else
-                         "the quoted words do not carry the claim in one or two sentences"
-                         if evidence.coverage >= SUPPORT_THRESHOLD
-                         else "the quoted words do not carry the claim")
-        return result
-    result.reason = "the quoted words carry the claim and no check finds a conflict"
-    return result
+    carried = not missing and evidence.coverage >= SUPPORT_THRESHOLD and local >= SUPPORT_THRESHOLD
+    shown = ", ".join(repr(w) for w in as_written(missing, ctx.body)[:4])
+    said = settle(
+        carried=Said(Finding(verdict="supported", severity="none", reason="the quoted words carry the claim and no "
+                             "check finds a conflict"), "quote") if carried else None,
+        otherwise=Said(Finding(verdict="unconfirmed", type="unverified_detail", severity="medium", reason=(
+            f"the quoted words do not carry {shown}" if missing else
+            "the quoted words do not carry the claim in one or two sentences"
+            if evidence.coverage >= SUPPORT_THRESHOLD else "the quoted words do not carry the claim")), "quote"))
+    return _apply(result, said.finding, said.by)
 
 
 def verify_claim(
@@ -338,9 +341,8 @@ def verify_claim(
             raise TypeError(f"checker returned {type(result).__name__}")
         return result
     except Exception as exc:  # fail safe: record why, never call it supported
-        return ClaimResult(
-            claim, "unconfirmed", "unverified_detail", "high", None, 0.0,
-            [Check("verifier", False, f"{type(exc).__name__}: {exc}")],
-            reason=f"verification failed ({type(exc).__name__}); the claim is not verified", cited=list(cited),
-            probability=0.0,
-        )
+        broke = Check("verifier", False, f"{type(exc).__name__}: {exc}")
+        said = settle(unread=Said(failed(broke, "unconfirmed", "unverified_detail", "high",
+                                         f"verification failed ({type(exc).__name__}); the claim is not verified")))
+        return _apply(ClaimResult(claim, "unconfirmed", None, "none", None, 0.0, [broke], cited=list(cited),
+                                  probability=0.0), said.finding, said.by)

@@ -25,7 +25,8 @@ from historian_blueprint.schema import CONFLICTS, Cited, SourceText
 from historian_blueprint.text.spans import Layouts
 from historian_blueprint.text.words import STOPWORDS, number_vocabulary, numbers
 from historian_blueprint.verify.confidence import to_verdict
-from historian_blueprint.verify.findings import ClaimResult
+from historian_blueprint.verify.decision import Said, settle
+from historian_blueprint.verify.findings import ClaimResult, Finding
 from historian_blueprint.verify.answers import verify_answer
 from historian_blueprint.verify.grounding import verify_claim
 from historian_blueprint.verify.support import (
@@ -170,8 +171,11 @@ def rescore(rows: list[Row], combiner: Combiner) -> list[Row]:
         if r.hard_failed:
             p = combiner.below_cut(p)  # as the decision shows it
         carried = not r.hard_failed and combiner.carries(r.features)  # the decision's own statement
-        verdict = (r.verdict if r.hard_failed or (not carried and r.verdict != "supported")
-                   else ("supported" if carried else "unconfirmed"))
+        verdict = settle(  # the one decision: the row's conflict stands; what else the rules found, if not support
+            conflict=Said(Finding(verdict=r.verdict)) if r.hard_failed else None,
+            carried=Said(Finding(verdict="supported")) if carried else None,
+            otherwise=Said(Finding(verdict=r.verdict)) if r.verdict != "supported" else None,
+        ).finding.verdict
         out.append(replace(r, flagged=not carried, confidence=round(p, 4), verdict=verdict))
     return out
 
