@@ -19,7 +19,7 @@ from historian_blueprint.config import ConfigError
 from historian_blueprint.index import service as index_service
 from historian_blueprint.text import dialect
 from historian_blueprint.verify.rules import lexicon
-from historian_blueprint.verify import reader, support
+from historian_blueprint.verify import combination, reader
 from historian_blueprint.web import build_blueprint
 
 __all__ = ["Historian", "Services", "get_services", "get_settings", "get_store",
@@ -83,8 +83,8 @@ def preload(app: Flask) -> dict[str, Any]:
     lexicon.load_all()
     dialect.lexicon()
     try:
-        support.default_combiner()
-    except support.CombinerUnavailable:  # reported by every check that needs it, as without a preload
+        combination.default_combiner()
+    except combination.CombinerUnavailable:  # reported by every check that needs it, as without a preload
         pass
     gc.collect()  # what is garbage now is not kept forever by the freeze
     gc.freeze()

@@ -11,7 +11,7 @@ import pytest
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import quantities, rounds_to
 from historian_blueprint.verify.grounding import verify_claim
-from historian_blueprint.verify.support import FEATURES, Combiner, fit
+from historian_blueprint.verify.combination import FEATURES, Combiner, fit
 from historian_blueprint.verify.windows import WINDOW_CHARS, windows
 from tests.conftest import REPO
 
@@ -125,7 +125,7 @@ def test_bench_reader_prints_its_figures(tmp_path):
 
 def test_a_combination_that_cannot_be_read_fails_safe(tmp_path, monkeypatch, docs):
     """A corrupt or foreign ``combiner.json``: claims are not verified, never called supported."""
-    from historian_blueprint.verify import support
+    from historian_blueprint.verify import combination as support
 
     item = _paraphrases()[1]
     cited = [Cited(c["source_id"], c["start"], c["end"]) for c in item["cited"]]
@@ -146,7 +146,7 @@ def test_a_combination_that_cannot_be_read_fails_safe(tmp_path, monkeypatch, doc
 
 
 def test_a_reading_that_is_not_a_number_never_supports():
-    from historian_blueprint.verify.support import UNFITTED, features
+    from historian_blueprint.verify.combination import UNFITTED, features
 
     f = features(1.0, 1.0, 1.0, 0, 1.0, False, 10, 8)
     assert not UNFITTED.passes(dict(f, unexplained=1.0))

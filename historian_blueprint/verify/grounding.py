@@ -19,19 +19,20 @@ Answers to yes/no questions are read with their question (``verify/answers.py``)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import as_written, content_words
 from historian_blueprint.verify.context import ClaimContext, Search, build_context
 from historian_blueprint.verify.decision import Said, settle
-from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, Evidence, covered, sentence_count
+from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, Evidence, covered
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
 from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, contradicts, read_claim,
                                               reader_features, reader_in_use, supports, thresholds)
-from historian_blueprint.verify.rules import Registered, polarity, registered, support
-from historian_blueprint.verify.support import Combiner, default_combiner, features
-from historian_blueprint.verify.windows import WINDOW_CHARS, Window
+from historian_blueprint.verify.rules import polarity, registered
+from historian_blueprint.verify.rules import support as measures
+from historian_blueprint.verify.support import SupportReading, applicable, read_support
+from historian_blueprint.verify.windows import Window
 
 
 def check_claim(
@@ -97,16 +98,6 @@ def _read_by_reader(ctx: ClaimContext, result: ClaimResult, reading: SupportRead
 
 
 # ----------------------------------------------------------------------------- 2. conflict checks
-def applicable(ctx: ClaimContext, rule: Registered) -> bool:
-    """Whether the evidence is good enough for this check to be read at all (``Registered.needs``)."""
-    if rule.needs == "nothing":
-        return True
-    if ctx.evidence is None or ctx.doc is None:
-        return False
-    close = covered(ctx.wordy, ctx.window_words, ctx.names) >= SUPPORT_THRESHOLD  # numbers are checked on their own
-    return rule.needs == "evidence" or close or (rule.needs == "passage" and _cites_a_passage(ctx))
-
-
 def conflict_checks(ctx: ClaimContext, result: ClaimResult) -> Finding | None:
     """Run the conflict checks in order; the first that fails decides (its checks are kept on the result)."""
     for rule in registered("conflict"):
@@ -119,55 +110,6 @@ def conflict_checks(ctx: ClaimContext, result: ClaimResult) -> Finding | None:
         if finding.verdict is not None:
             return finding
     return None
-
-
-def _cites_a_passage(ctx: ClaimContext) -> bool:
-    """The claim cites a span (not a whole document) and its evidence is found there."""
-    assert ctx.evidence is not None
-    return any(c.source_id == ctx.evidence.source_id and c.end - c.start <= 2 * WINDOW_CHARS
-               and c.start < ctx.evidence.end + LOCAL_RADIUS and c.end > ctx.evidence.start - LOCAL_RADIUS
-               for c in ctx.cited)
-
-
-# ----------------------------------------------------------------------------- 3. the support reading
-@dataclass
-class SupportReading:
-    """How far the evidence carries the claim: the features, the calibrated probability and its cut."""
-
-    features: dict[str, float]
-    probability: float
-    combiner: Combiner
-    unexplained: list[str]
-    own_voice: list[str]
-    soft_failed: list[Finding]
-    checks: list[Check]
-
-    @property
-    def carried(self) -> bool:
-        return self.combiner.carries(self.features)  # its unexplained words and own voice are in the features
-
-
-def read_support(ctx: ClaimContext, question: str | None) -> SupportReading:
-    """Measure the claim against its evidence."""
-    combiner = default_combiner()  # CombinerUnavailable propagates: verify_claim fails safe (not verified)
-    soft = [f for f in (r.check(ctx) for r in registered("support") if applicable(ctx, r)) if f is not None]
-    checks = [c for f in soft for c in f.checks]
-    known = next((c for c in checks if c.name == "novel_words"), None)
-    missing = support.unexplained(ctx)
-    asked = frozenset(content_words(question)) - frozenset(content_words(ctx.body)) if question else frozenset()
-    local = support.local_coverage(ctx)
-    answered = support.local_coverage(ctx, asked, span=1) if question else 1.0
-    n_sentences = sum(sentence_count(d.text) for d in ctx.primary[:3])
-    f = features(ctx.evidence.coverage if ctx.evidence else 0.0, local, answered, len(missing),
-                 1.0 if known is None or known.ok else 0.0, question is not None, n_sentences, len(ctx.words))
-    p = combiner.probability(f)
-    voice = support.own_voice(ctx)
-    f["own_voice"] = 0.0 if voice else 1.0  # read by the decision as a rule, not weighed
-    checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
-    if voice:
-        checks.append(Check("own_voice", False, ", ".join(voice)))
-    checks.append(Check("support", p >= combiner.threshold, f"p={p:.2f} (threshold {combiner.threshold:.2f})"))
-    return SupportReading(f, round(p, 4), combiner, missing, voice, [x for x in soft if x.verdict is not None], checks)
 
 
 def _read_at(ctx: ClaimContext, source_id: str, start: int, end: int) -> ClaimContext:
@@ -209,7 +151,7 @@ def _left_open(ctx: ClaimContext, result: ClaimResult, reading: SupportReading,
         result.checks.extend(reversed_.checks)
         return Said(replace(reversed_, reason=reversed_.reason + note), "opinion")
     if ctx.evidence is None:
-        why = support.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication", "high",
+        why = measures.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication", "high",
                                              "nothing in the sources carries this claim")
         return Said(replace(why, reason=why.reason + note), "support")
     if read_by is not None and (cuts := thresholds()) is not None:  # only a claim open_to_reader was read
@@ -305,9 +247,9 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
     conflict = conflict_checks(ctx, result)
     if conflict is not None:
         return _apply(result, settle(conflict=Said(conflict, _named(conflict))).finding, _named(conflict))
-    missing = support.unexplained(ctx)
+    missing = measures.unexplained(ctx)
     result.checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
-    local = support.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
+    local = measures.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
     result.checks.append(Check("local", local >= SUPPORT_THRESHOLD,
                                f"{local:.2f} of the claim's words in one or two sentences"))
     carried = not missing and evidence.coverage >= SUPPORT_THRESHOLD and local >= SUPPORT_THRESHOLD

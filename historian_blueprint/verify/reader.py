@@ -230,7 +230,7 @@ def _read_thresholds(path: Path) -> Thresholds | None:
 
 def combiner_digest() -> str:
     """SHA-256 of the support combination the cuts were fitted beside (``verify/model/combiner.json``)."""
-    from historian_blueprint.verify.support import COMBINER_DIR, COMBINER_FILE
+    from historian_blueprint.verify.combination import COMBINER_DIR, COMBINER_FILE
 
     path = COMBINER_DIR / COMBINER_FILE
     return file_digest(path) if path.exists() else ""

@@ -29,7 +29,7 @@ from historian_blueprint.verify.decision import Said, settle
 from historian_blueprint.verify.findings import ClaimResult, Finding
 from historian_blueprint.verify.answers import verify_answer
 from historian_blueprint.verify.grounding import verify_claim
-from historian_blueprint.verify.support import (
+from historian_blueprint.verify.combination import (
     DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS, LEXICAL_FEATURES, Combiner, default_combiner, fit,
 )
 

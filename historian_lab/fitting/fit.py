@@ -1,5 +1,5 @@
 """``historian train-checker``: fit the support combination (``--stage fit``: the weights, threshold and isotonic
-calibration of ``verify/support.py`` into ``verify/model/combiner.json``) and the reader's two cuts (``--stage
+calibration of ``verify/combination.py`` into ``verify/model/combiner.json``) and the reader's two cuts (``--stage
 reader``: ``verify/reader_model/thresholds.json``) on the *fit* halves of the labeled files. The check halves are
 not read here."""
 
@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from historian_lab.evaluation import harness
-from historian_blueprint.verify import reader, support
+from historian_blueprint.verify import combination, reader
 
 
 def fit_stage(eval_dir: Path) -> dict[str, Any]:
     """Fit the support combination (word-level features) on the fit halves and write ``combiner.json``."""
     t0 = time.time()
-    target = support.COMBINER_DIR / support.COMBINER_FILE
+    target = combination.COMBINER_DIR / combination.COMBINER_FILE
     target.unlink(missing_ok=True)  # the features do not depend on it; a stale one would refuse to load
-    support._combiner_at.cache_clear()
+    combination._combiner_at.cache_clear()
     was = reader.reader_in_use()
     reader.use_reader(False)  # the combination is the rules' own reading
     rows, groups = [], []
@@ -34,10 +34,10 @@ def fit_stage(eval_dir: Path) -> dict[str, Any]:
         reader.use_reader(was)
     counts = {g: groups.count(g) for g in sorted(set(groups))}
     info: dict[str, Any] = {"fit_rows": counts, "fitted_at": time.strftime("%Y-%m-%d"),
-                            "limits": support.FALSE_SUPPORTED_LIMITS}
+                            "limits": combination.FALSE_SUPPORTED_LIMITS}
     combiner = harness.fit_combiner(rows, groups, info)
     target.write_text(json.dumps(combiner.to_json(), indent=2), encoding="utf-8")
-    support._combiner_at.cache_clear()
+    combination._combiner_at.cache_clear()
     return {"combiner": combiner.to_json(), "seconds": round(time.time() - t0)}
 
 

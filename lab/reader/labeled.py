@@ -26,7 +26,7 @@ sys.path.insert(0, str(HERE))
 from evaluate import Reader, auc  # noqa: E402 - after the path above
 from historian_lab.evaluation.harness import half  # noqa: E402 - the product's own fit/check split
 from historian_blueprint.text.spans import sentence_spans  # noqa: E402 - after the path above
-from historian_blueprint.verify.support import DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS  # noqa: E402 - after the path above
+from historian_blueprint.verify.combination import DEFAULT_FALSE_SUPPORTED_LIMIT, FALSE_SUPPORTED_LIMITS  # noqa: E402 - after the path above
 
 FILES = ("historian_claims_dev", "halueval_qa_dev", "begin_dev", "wice_dev")
 
