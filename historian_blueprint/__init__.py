@@ -53,7 +53,7 @@ class Historian:
 
 @provide("engine")
 def _engine(services: Services, client: Any = None, kind: str | None = None) -> Any:
-    from historian_blueprint.graph.run import build_engine  # on use: langgraph loads with the first question
+    from historian_blueprint.ask.run import build_engine  # on use: langgraph loads with the first question
 
     return build_engine(services, client, kind)
 
@@ -72,9 +72,9 @@ def preload(app: Flask) -> dict[str, Any]:
     does the same). It starts no Python thread and leaves no connection open; what it loaded, and everything loaded
     before it, is frozen out of the garbage collector's reach, so no collection in a worker writes to (and copies)
     those pages: call it only in a master that will fork."""
-    import historian_blueprint.graph.run  # noqa: F401 - the pages import the graphs on first use: import them now
+    import historian_blueprint.ask.run  # noqa: F401 - the pages import the graphs on first use: import them now
     import historian_blueprint.mapping.run  # noqa: F401 - imported for its graphs, as the line above
-    from historian_blueprint.graph import graph as ask_graph
+    from historian_blueprint.ask import graph as ask_graph
     from historian_blueprint.mapping import graph as map_graph
 
     loaded = index_service.preload(app)

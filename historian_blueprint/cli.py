@@ -223,7 +223,7 @@ def sync_command(every: float | None) -> None:
 @click.option("--follow-up", "parent", metavar="RUN_ID", default=None, help="Continue the thread of this run.")
 def ask_command(question: str, fmt: str, quiet: bool, profile: str | None, parent: str | None) -> None:
     """Ask a question: a cited answer, verified; prints it in one of the answers' export formats."""
-    from historian_blueprint.graph.run import ask
+    from historian_blueprint.ask.run import ask
 
     chosen = _export_format(fmt, "answer")
 

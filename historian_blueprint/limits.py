@@ -1,7 +1,7 @@
 """Work limits that hold: a deadline a run checks between its steps, and a cap on how many runs one user may have
 going at once (so that one user's ten maps cannot starve everyone else's questions).
 
-``Deadline`` is checked by the graphs before each node (graph/progress.py) and by the verifier between claims;
+``Deadline`` is checked by the graphs before each node (ask/progress.py) and by the verifier between claims;
 past it, a run stops, ends ``human_review`` with what it had done, and is stored like any other (never
 ``verified``). A node that asks a model runs its calls ``within`` the run's deadline: each call ends by it
 (llm/client.py). ``Slots`` counts a user's running asks, maps and checks in the store, so every worker process of

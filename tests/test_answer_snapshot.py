@@ -37,7 +37,7 @@ def _stable(value: Any, volatile: tuple[str, ...] = VOLATILE) -> Any:
 
 
 def answers(tmp_path: Path) -> dict[str, dict[str, str]]:
-    from historian_blueprint.graph.run import ask
+    from historian_blueprint.ask.run import ask
     from tests.conftest import make_plain_app
     from tests.test_index import run_reindex
 

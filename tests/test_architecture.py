@@ -24,8 +24,8 @@ FLOORS: list[tuple[str, ...]] = [
     ("index",),
     ("verify",),
     ("questions",),                            # what a question asks, read once (issue 40)
-    ("roles",),
-    ("graph", "mapping", "present"),
+    ("ask.roles",),                            # the ask wing: its roles (one interface, two engines)
+    ("ask", "mapping", "present"),             # the ask graph, the map, how results leave
     ("web", "cli"),
     ("",),                                     # historian_blueprint/__init__.py: the extension
     ("demo",),                                 # the demo host app and the console script

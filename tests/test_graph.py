@@ -7,7 +7,7 @@ import json
 import pytest
 
 from historian_blueprint import get_store
-from historian_blueprint.graph.run import ask, make_context
+from historian_blueprint.ask.run import ask, make_context
 from historian_blueprint.questions.reading import read_question
 from historian_blueprint.schema import REFUSAL_PREFIX, Output
 from historian_blueprint.verify.service import check_draft
@@ -171,7 +171,7 @@ def test_verify_and_ask_commands(app):
 
 
 def test_a_follow_up_prefers_evidence_about_what_the_thread_is_about():
-    from historian_blueprint.roles import extractive as offline
+    from historian_blueprint.ask.roles import extractive as offline
 
     def hit(source_id, author, text):
         return {"source_id": source_id, "title": f"Annual Message by {author}", "author": author, "year": 1931,
@@ -223,7 +223,7 @@ def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constr
 def test_a_sentence_that_matches_the_question_but_lacks_its_answer_reads_on_into_the_next():
     """"Where ...?": the sentence with the question's words has no place; the next one ("That ... hangs over
     Mexico") has it, so the evidence is the two sentences together, at their exact offsets."""
-    from historian_blueprint.roles import extractive as offline
+    from historian_blueprint.ask.roles import extractive as offline
 
     text = ("The country is at peace. There is but one cloud upon our horizon. "
             "That has shown itself to the south of us, and hangs over Mexico. The revenues are ample.")

@@ -41,7 +41,7 @@ def test_a_question_is_not_a_supported_claim_and_drafts_skip_questions():
 
 def test_a_question_for_a_specific_thing_is_refused_when_no_evidence_gives_it():
     from historian_blueprint.questions.reading import read_question
-    from historian_blueprint.roles import extractive as offline
+    from historian_blueprint.ask.roles import extractive as offline
     from historian_blueprint.schema import Fact
 
     def fact(text, n):

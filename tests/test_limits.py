@@ -28,7 +28,7 @@ def indexed(tmp_path_factory):
 
 def test_an_ask_past_its_time_limit_ends_human_review_and_is_stored(indexed):
     from historian_blueprint import history
-    from historian_blueprint.graph.run import ask, make_context
+    from historian_blueprint.ask.run import ask, make_context
 
     with indexed.app_context():
         context = make_context()
@@ -112,7 +112,7 @@ def test_a_slot_stamped_earlier_than_one_already_granted_is_still_refused(indexe
 
 
 def test_a_run_whose_progress_stream_is_closed_is_finished_and_stored(indexed):
-    from historian_blueprint.graph.run import stream
+    from historian_blueprint.ask.run import stream
 
     with indexed.app_context():
         before = get_store().runs.count_documents({})

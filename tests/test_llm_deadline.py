@@ -74,7 +74,7 @@ def test_an_ask_against_a_dripping_endpoint_ends_by_its_time_limit_and_is_not_ve
 def test_parallel_asks_never_hold_more_slots_than_allowed_and_each_ends_by_its_limit(app, dripping, monkeypatch):
     """Four askers (one user) against a limit of two: at most two runs go at once, every slot is renewed under
     its run and given back after it, and every run ends within its time limit and two seconds."""
-    from historian_blueprint.graph import run as graph_run
+    from historian_blueprint.ask import run as graph_run
 
     running, most, lock = [0], [0], threading.Lock()
     ask = graph_run.ask

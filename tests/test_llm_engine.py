@@ -7,7 +7,7 @@ import json
 import pytest
 
 from historian_blueprint import get_settings
-from historian_blueprint.graph.run import ask, engine, make_context
+from historian_blueprint.ask.run import ask, engine, make_context
 from historian_blueprint.llm.budget import fit
 from historian_blueprint.llm.client import LLMClient, ResponseCache
 from historian_blueprint.llm.parsing import ParseError, extract_json
@@ -182,7 +182,7 @@ def test_one_unsupported_sentence_is_revised_away(app):
 
 
 def test_offline_revision_replaces_failed_prose_with_the_findings_that_remain():
-    from historian_blueprint.roles import extractive as offline
+    from historian_blueprint.ask.roles import extractive as offline
     from historian_blueprint.schema import Answer, Cited, Citation
 
     cites = [Citation(id=n, source_id="d", title="t", author=None, year=None, locator="para 1", text=f"fact {n}",

@@ -9,7 +9,7 @@ import pytest
 
 from historian_blueprint import get_store
 from historian_lab.bench import faults
-from historian_blueprint.graph.run import ask
+from historian_blueprint.ask.run import ask
 from historian_blueprint.llm.client import retry_after
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
-from historian_blueprint.roles.anchoring import MAX_CONFIRMING_QUOTE, anchor, confirm
-from historian_blueprint.roles.replies import Confirmation
+from historian_blueprint.ask.roles.anchoring import MAX_CONFIRMING_QUOTE, anchor, confirm
+from historian_blueprint.ask.roles.replies import Confirmation
 from historian_blueprint.schema import ClaimVerdict, EvidenceSpan, SourceText
 from historian_blueprint.verify.service import document_getter
 from tests import llm_fakes as fx

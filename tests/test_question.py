@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from historian_blueprint.graph.run import ask
+from historian_blueprint.ask.run import ask
 from historian_blueprint.questions.reading import read_question
-from historian_blueprint.roles import extractive
+from historian_blueprint.ask.roles import extractive
 from historian_blueprint.schema import REFUSAL_PREFIX, Fact, SourceText
 from historian_blueprint.settings import Caps
 from historian_blueprint.verify.draft import verify_draft

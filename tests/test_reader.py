@@ -152,7 +152,7 @@ def test_the_answering_sentence_is_ranked_first_by_the_reader(monkeypatch):
     puts the one that answers ("some clothes and five dollars") first."""
     from historian_lab.evaluation.harness import sample_corpus
     from historian_blueprint.questions.reading import read_question
-    from historian_blueprint.roles import extractive as X
+    from historian_blueprint.ask.roles import extractive as X
 
     lines = (REPO / "tests" / "data" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     item = next(json.loads(line) for line in lines if '"q-15"' in line)

@@ -66,7 +66,7 @@ def test_a_toy_backend_through_the_public_door(tmp_path, monkeypatch):
     service.backend("toy")(Toy)
     app = make_plain_app(tmp_path, small_docs(per_file=1), HISTORIAN_RETRIEVAL_BACKEND="toy")
     with app.app_context():
-        from historian_blueprint.graph.run import ask
+        from historian_blueprint.ask.run import ask
 
         result = ask("What happened?")
         first = next(iter(get_store().iter_documents()))

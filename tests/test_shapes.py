@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from historian_blueprint.roles import extractive
+from historian_blueprint.ask.roles import extractive
 from historian_blueprint.questions.reading import read_question
 from historian_blueprint.questions.lists import asked_count, list_found, list_items
 from historian_blueprint.questions.shapes import belongs, described, shape_of, side_filters, with_bylines
-from historian_blueprint.roles.written import excerpt
+from historian_blueprint.ask.roles.written import excerpt
 from historian_blueprint.schema import Fact
 
 
@@ -156,7 +156,7 @@ def test_written_enumerations_are_counted_as_items(text, items):
 
 
 def test_an_enumeration_is_read_on_past_the_sentence_found_bare_ordinals_heading_their_items():
-    from historian_blueprint.roles.written import enumeration
+    from historian_blueprint.ask.roles.written import enumeration
     from historian_blueprint.schema import SourceText
 
     text = ("I will recapitulate the questions which I deem of vital importance: First. That every child shall be "
@@ -203,7 +203,7 @@ def test_ordinary_sentences_are_no_list_items():
 
 
 def test_a_side_search_stays_within_the_askers_filters():
-    from historian_blueprint.graph.nodes import narrowed
+    from historian_blueprint.ask.nodes import narrowed
 
     assert narrowed({"author": "Wilson", "year_from": 1913, "year_to": 1916}, {"year_from": 1915, "year_to": 1920}) == {
         "author": "Wilson", "year_from": 1915, "year_to": 1916}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from historian_blueprint.roles import extractive
+from historian_blueprint.ask.roles import extractive
 from historian_blueprint.questions.reading import read_question
 from historian_blueprint.questions.lists import in_scope, list_found, list_items, open_list
 from historian_blueprint.questions.shapes import belongs, described, shape_of, side_filters, with_bylines
-from historian_blueprint.roles.sides import MIN_SIDE, per_side, sentences_of, topic_text
+from historian_blueprint.ask.roles.sides import MIN_SIDE, per_side, sentences_of, topic_text
 from historian_blueprint.schema import Fact
 from historian_blueprint.text.names import initials, names
 

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from historian_blueprint.graph.progress import node
+from historian_blueprint.ask.progress import node
 from historian_blueprint.limits import Deadline
 from historian_blueprint.mapping import adversary, credibility, entities, synthesis
 from historian_blueprint.mapping.compare import Comparison, Embed, compare

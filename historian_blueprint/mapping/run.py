@@ -44,7 +44,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     )
     if client is not None or get_settings().engine == "llm":
         from historian_blueprint.mapping.llm_mapper import llm_mapper
-        from historian_blueprint.roles.llm import LLMEngine
+        from historian_blueprint.ask.roles.llm import LLMEngine
 
         context.mapper = llm_mapper(LLMEngine(client=client or get_services().llm()))
     for key, value in overrides.items():

@@ -4,7 +4,7 @@ weighs it. A pure function of its inputs; every writer of a verdict goes through
 - the grounding service (``grounding.decide``: the conflict checks, the support reading, what else the reading
   found: a reversed opinion, no evidence, the reader's verdict, a soft check);
 - the fail-safe (a check that raised) and the time limit (a claim not reached), as ``unread``;
-- the judge's quotes (``grounding.confirm_by_quote``, read by ``roles/anchoring.py``);
+- the judge's quotes (``grounding.confirm_by_quote``, read by ``ask/roles/anchoring.py``);
 - a finding whose quote is not in its source (``composed.py``), as ``misquote``;
 - the evaluation harness's rescoring under another support combination (``historian_lab``).
 

@@ -44,7 +44,7 @@ def _question_and_options(data: dict[str, Any]) -> tuple[str, str | None, str | 
 
 def _run_ask(question: str, profile: str | None, parent: str | None,
              filters: dict[str, Any] | None = None) -> dict[str, Any]:
-    from historian_blueprint.graph.run import ask  # on use: langgraph loads with the first question, not with the app
+    from historian_blueprint.ask.run import ask  # on use: langgraph loads with the first question, not with the app
 
     with index_problems(), running("ask"):
         return ask(question, user_id=user(), parent_id=parent, profile=profile, filters=filters)
@@ -91,7 +91,7 @@ def ask_stream():
     protect()
     body = request.form if request.form else parse(AskBody, raw_json()).model_dump()
     question, profile, parent, filters = _question_and_options(body)
-    from historian_blueprint.graph.run import stream  # on use, as in _run_ask
+    from historian_blueprint.ask.run import stream  # on use, as in _run_ask
 
     def done(event: dict[str, Any]) -> dict[str, Any]:
         return {"run_id": event["run_id"], "url": url_for("historian.run_page", run_id=event["run_id"]),

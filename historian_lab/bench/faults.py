@@ -20,7 +20,7 @@ from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_i
 from historian_lab.bench.fake_llm_server import (
     OpenAICompatibleServer, Responder, faithful_responder, lying_responder,
 )
-from historian_blueprint.graph.run import ask, make_context
+from historian_blueprint.ask.run import ask, make_context
 
 QUESTION = "List three causes of the depression"
 # Three State of the Union addresses from the sample corpus: enough to answer QUESTION, indexed in seconds.

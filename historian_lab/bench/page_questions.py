@@ -116,7 +116,7 @@ def summarize(items: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> di
 
 
 def run(root: Path, path: Path, detail: bool = False) -> dict[str, Any]:
-    from historian_blueprint.graph.run import ask
+    from historian_blueprint.ask.run import ask
 
     items = list(read_jsonl(path))
     app, texts = sample_app(root)

@@ -125,7 +125,7 @@ def claims(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | 
 def questions(items: list[dict[str, Any]], texts: dict[str, str], reader: Reader | None,
               encoder: Any) -> dict[str, Any]:
     from historian_blueprint.questions.reading import read_question
-    from historian_blueprint.roles.extractive import extract
+    from historian_blueprint.ask.roles.extractive import extract
 
     from historian_blueprint.verify import reader as product_reader
 

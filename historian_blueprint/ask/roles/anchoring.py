@@ -11,7 +11,7 @@ from typing import Any
 
 from historian_blueprint.llm import prompts
 from historian_blueprint.llm.budget import fit
-from historian_blueprint.roles.replies import ComposerReply, Confirmation
+from historian_blueprint.ask.roles.replies import ComposerReply, Confirmation
 from historian_blueprint.schema import Answer, Citation, ClaimVerdict, SourceText
 from historian_blueprint.text.markers import EVIDENCE_MARKER, strip_any_markers
 from historian_blueprint.text.spans import Layouts

@@ -20,10 +20,10 @@ from pydantic import BaseModel
 from historian_blueprint.config import ROLES
 from historian_blueprint.llm import prompts
 from historian_blueprint.llm.client import LLMClient, LLMError, Usage
-from historian_blueprint.roles import extractive, replies
-from historian_blueprint.roles.anchoring import claims_block, confirm, evidence_block, to_answer
-from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
-from historian_blueprint.roles.offline import OfflineRoles, flagged
+from historian_blueprint.ask.roles import extractive, replies
+from historian_blueprint.ask.roles.anchoring import claims_block, confirm, evidence_block, to_answer
+from historian_blueprint.ask.roles.base import Engine, Judgement, Outcome, Reports, Task
+from historian_blueprint.ask.roles.offline import OfflineRoles, flagged
 from historian_blueprint.schema import (
     Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport,
 )

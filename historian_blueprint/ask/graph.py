@@ -9,8 +9,8 @@ from typing import Literal
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from historian_blueprint.graph import nodes
-from historian_blueprint.graph.state import InputState, OutputState, State
+from historian_blueprint.ask import nodes
+from historian_blueprint.ask.state import InputState, OutputState, State
 
 MAX_COMPOSE_ATTEMPTS = 2
 

@@ -11,15 +11,15 @@ from typing import Any
 from historian_blueprint import history as run_history
 from historian_blueprint.app import Services, get_services, get_settings, get_store
 from historian_blueprint.config import PROFILES
-from historian_blueprint.graph.graph import compiled
-from historian_blueprint.graph.nodes import Context, finalize
+from historian_blueprint.ask.graph import compiled
+from historian_blueprint.ask.nodes import Context, finalize
 from historian_blueprint.limits import Deadline, TimeLimit
 from historian_blueprint.index import service
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.llm.prompts import load_calibration
-from historian_blueprint.roles.base import Engine
-from historian_blueprint.roles.llm import LLMEngine, llm_engine
-from historian_blueprint.roles.offline import offline_engine
+from historian_blueprint.ask.roles.base import Engine
+from historian_blueprint.ask.roles.llm import LLMEngine, llm_engine
+from historian_blueprint.ask.roles.offline import offline_engine
 from historian_blueprint.schema import Output
 from historian_blueprint.settings import Caps, LLMSettings, RunSettings, read
 from historian_blueprint.verify.service import collection_search, document_getter

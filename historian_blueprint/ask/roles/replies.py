@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from historian_blueprint.roles.base import Reports
+from historian_blueprint.ask.roles.base import Reports
 from historian_blueprint.schema import (
     Assessment, ASSESSMENT_ORDER, ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport,
     IssueSeverity, JudgeReport, Status, Weakness, worse,

@@ -7,8 +7,8 @@ The planner and composer are extractive (``extractive.py``); the verifiers are t
 from __future__ import annotations
 
 from historian_blueprint.questions.reading import read_question
-from historian_blueprint.roles import extractive, sides, written
-from historian_blueprint.roles.base import Engine, Judgement, Outcome, Reports, Task
+from historian_blueprint.ask.roles import extractive, sides, written
+from historian_blueprint.ask.roles.base import Engine, Judgement, Outcome, Reports, Task
 from historian_blueprint.schema import Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.labels import source_label
@@ -45,7 +45,7 @@ class OfflineRoles:
                     key = (f.source_id, f.start)
                     if key not in merged or merged[key].score < f.score:
                         merged[key] = f
-            for f in sides.sentences_of(task.hits):  # and every sentence of its passages (roles.sides)
+            for f in sides.sentences_of(task.hits):  # and every sentence of its passages (ask.roles.sides)
                 merged.setdefault((f.source_id, f.start), f)
             facts = sorted(merged.values(), key=lambda f: -f.score)
         layouts = Layouts()

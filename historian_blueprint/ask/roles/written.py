@@ -1,5 +1,5 @@
 """The answer's own words, offline: the lead sentence that says who answers, where and with which words, and
-the findings a list needs (an enumeration read on past the sentence found; each side of a comparison: roles.sides).
+the findings a list needs (an enumeration read on past the sentence found; each side of a comparison: ask.roles.sides).
 
 ``extractive.compose`` chooses the findings and calls these; the whole passages follow the lead on the page,
 each quoted once under its source.

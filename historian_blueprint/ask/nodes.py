@@ -12,8 +12,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from historian_blueprint.roles import extractive
-from historian_blueprint.roles.base import Engine, Outcome, Reports, Task
+from historian_blueprint.ask.roles import extractive
+from historian_blueprint.ask.roles.base import Engine, Outcome, Reports, Task
 from historian_blueprint.questions.reading import read_question
 from historian_blueprint.questions.shapes import Shape, described, side_filters
 from historian_blueprint.schema import (
@@ -27,10 +27,10 @@ from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
 from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import premise_summary
-from historian_blueprint.graph.progress import node
+from historian_blueprint.ask.progress import node
 from historian_blueprint.limits import Deadline, within
 from historian_blueprint.redaction import redact_text
-from historian_blueprint.graph.state import State
+from historian_blueprint.ask.state import State
 
 
 @dataclass
@@ -48,7 +48,7 @@ class Context:
     max_revisions: int = 2
     max_question_chars: int = 2000
     n_documents: int = 0
-    deadline: Deadline | None = None  # the run's time limit (set when it starts: graph/run.py)
+    deadline: Deadline | None = None  # the run's time limit (set when it starts: ask/run.py)
     checker: Callable[..., ClaimResult] | None = None
     filters: dict[str, Any] = field(default_factory=dict)  # the asker's: author, year_from, year_to, collection
     bylines: Callable[[str], int] = lambda name: 0           # how many documents a name is the author or narrator of

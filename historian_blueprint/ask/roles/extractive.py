@@ -1,6 +1,6 @@
 """The offline engine's craft: deterministic router, planner, extractor, extractive composer and reviser.
 
-The roles of ``roles/offline.py`` are these functions behind the role interfaces; the LLM engine falls
+The roles of ``ask/roles/offline.py`` are these functions behind the role interfaces; the LLM engine falls
 back on them when a model fails.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
 from historian_blueprint.questions.lists import in_scope, list_found, list_items
 from historian_blueprint.questions.reading import Focus, Question
-from historian_blueprint.roles.sides import Embed, per_side
-from historian_blueprint.roles.written import lead
+from historian_blueprint.ask.roles.sides import Embed, per_side
+from historian_blueprint.ask.roles.written import lead
 from historian_blueprint.text.dialect import standard_words
 from historian_blueprint.text.markers import renumber_last
 from historian_blueprint.text.normalize import display
@@ -177,7 +177,7 @@ def compose(q: Question, facts: list[Fact], searched: list[str], n_documents: in
     cited sentences carry it is the premise check's to flag). The question's shape: a comparison gets the best
     findings of each side; a list as many findings as items asked. ``labels``: each document's name as a historian
     cites it (who, what, when; text.labels.source_label). ``embed``: the encoder a comparison's sides are read with
-    (roles.sides: each side answers by its words or its meaning, or is "not found for this side")."""
+    (ask.roles.sides: each side answers by its words or its meaning, or is "not found for this side")."""
     shape = q.shape
     if not shape.comparison and not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):
         return refusal(q.text, facts, searched, n_documents)
