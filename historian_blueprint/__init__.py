@@ -53,7 +53,7 @@ class Historian:
 
 @provide("engine")
 def _engine(services: Services, client: Any = None, kind: str | None = None) -> Any:
-    from historian_blueprint.ask.run import build_engine  # on use: langgraph loads with the first question
+    from historian_blueprint.ask.roles.engines import build_engine  # on use (no graph: langgraph is not loaded)
 
     return build_engine(services, client, kind)
 

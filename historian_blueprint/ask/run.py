@@ -16,12 +16,9 @@ from historian_blueprint.ask.nodes import Context, finalize
 from historian_blueprint.limits import Deadline, TimeLimit
 from historian_blueprint.index import service
 from historian_blueprint.llm.client import LLMClient
-from historian_blueprint.llm.prompts import load_calibration
 from historian_blueprint.ask.roles.base import Engine
-from historian_blueprint.ask.roles.llm import LLMEngine, llm_engine
-from historian_blueprint.ask.roles.offline import offline_engine
 from historian_blueprint.schema import Output
-from historian_blueprint.settings import Caps, LLMSettings, RunSettings, read
+from historian_blueprint.settings import Caps, RunSettings, read
 from historian_blueprint.verify.service import collection_search, document_getter
 
 
@@ -33,18 +30,6 @@ def llm_client() -> LLMClient:
 def engine(client: LLMClient | None = None, kind: str | None = None) -> Engine:
     """The roles of one run (``Services.engine``)."""
     return get_services().engine(client=client, kind=kind)
-
-
-def build_engine(services: Services, client: LLMClient | None = None, kind: str | None = None) -> Engine:
-    """The roles of one run, from the configured engine (``kind``: "embedded" or "llm"; ``client``: the LLM engine
-    over this client, e.g. one with a scripted model). An LLM run gets its own token usage."""
-    settings = services.settings
-    caps = Caps.of(settings)
-    if client is None and (kind or settings.engine) != "llm":
-        return offline_engine(caps)
-    client = client or services.llm()
-    llm = LLMEngine(client=client, calibration=load_calibration(client.settings.calibration_file))
-    return llm_engine(llm, caps, read(LLMSettings, settings).context_tokens)
 
 
 def make_context(profile: str | None = None, services: Services | None = None, **overrides: Any) -> Context:
