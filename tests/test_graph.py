@@ -197,14 +197,19 @@ def test_a_run_reads_its_question_once(app, monkeypatch):
     """The route node reads the question into one value (questions.reading); no role or node reads its shape,
     count or words from the text again (issue 40)."""
     from historian_blueprint.questions import reading
+    from historian_blueprint.verify import question as premise_check
 
     read: list[str] = []
-    shape_of = reading.shape_of
-    monkeypatch.setattr(reading, "shape_of", lambda text: read.append(text) or shape_of(text))
+    shape_of, premises, constraints = reading.shape_of, reading.premises, premise_check.constraints
+    monkeypatch.setattr(reading, "shape_of", lambda text: read.append(f"shape: {text}") or shape_of(text))
+    monkeypatch.setattr(reading, "premises", lambda text: read.append(f"premises: {text}") or premises(text))
+    monkeypatch.setattr(premise_check, "constraints", lambda text: read.append(f"constraints: {text}")
+                        or constraints(text))
     question = "What did Grover Cleveland say about the repeal of the silver purchase law?"
     with app.app_context():
         out = ask(question)
-    assert out["citations"] and read == [question]
+    # its shape and its premises once each, when the run starts: the composer and the premise check read those
+    assert out["citations"] and read == [f"shape: {question}", f"premises: {question}", f"constraints: {question}"]
 
 
 def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constraint(app):

@@ -240,7 +240,8 @@ def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, A
     shape = shape_in(state)
     question = state.get("question", "")
     if not shape.comparison:
-        return premise_of(question, spans, ctx(config).get_document)
+        asked = state.get("asked")
+        return premise_of(question, spans, ctx(config).get_document, asked.premises if asked is not None else None)
     # a comparison's sides are read in different documents: each side's question against its own citations
     table = described(shape, question, [c.model_dump() for c in draft.citations]) or {}
     unmet: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ from typing import Any
 from historian_blueprint.questions.shapes import Shape, shape_of, with_bylines
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, vstem
 from historian_blueprint.verify.asked import Asked, asks, name_asked
-from historian_blueprint.verify.question import Constraint, constraints
+from historian_blueprint.verify.question import Constraint, Premises, premises
 
 _COMPLEX = re.compile(r"\b(compare|contrast|differ|difference|versus|vs\.?|causes?|reasons?|effects?|list|"
                       r"why|how did|and)\b",
@@ -58,6 +58,7 @@ class Question:
     kind: Asked                            # the type asked for: date, number, person, place or other
     focus: Focus
     constraints: tuple[Constraint, ...]    # names, dates, figures and qualifiers the answer must hold
+    premises: Premises                     # what the premise check reads (its constraints are the ones above)
     shape: Shape
     route: str                             # simple | complex
     thread: frozenset[str] = frozenset()   # a follow-up's carried subject (THREAD_TURNS)
@@ -78,11 +79,13 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
         shape = with_bylines(shape, bylines)
     count = requested_count(text)
     words = _words(text, count)
+    read = premises(text)
     carried = {w for turn in list(history or [])[-THREAD_TURNS:] for w in question_words(str(turn.get("question", "")))}
     return Question(
         text=text, words=frozenset(words), count=count, kind=asks(text), focus=focus(text),
-        constraints=tuple(constraints(text)), shape=shape, route="complex" if shape.kind != "single" else route(text),
-        thread=frozenset(carried - words), history=tuple(history or ()),
+        constraints=read.constraints, premises=read, shape=shape,
+        route="complex" if shape.kind != "single" else route(text), thread=frozenset(carried - words),
+        history=tuple(history or ()),
     )
 
 

@@ -25,7 +25,7 @@ from historian_blueprint.text.normalize import QUOTES, normalize
 from historian_blueprint.text.words import STOPWORDS, content_words, quantities, rounds_to
 from historian_blueprint.verify.asked import (
     _DAYS, _MONTHS, DOCUMENT_WORDS, FRAME_WORDS, GENERIC_NAMES, NOT_PERSON, PERSON_TITLES, answers,
-    describe_type, wanted,
+    Wanted, describe_type, wanted,
 )
 from historian_blueprint.verify.evidence import related_form
 from historian_blueprint.verify.rules.lexicon import kin, lemma, nouns, spelled_alike, verb_nouns
@@ -278,20 +278,36 @@ def _about(asked: Sequence[Constraint], cited: tuple[str, str]) -> bool:
     return not subjects or any(mentioned(c, [text]) for c in subjects)
 
 
-def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence[str] = ()) -> dict[str, object] | None:
+@dataclass(frozen=True)
+class Premises:
+    """What the premise check reads from a question: its constraints, the things it is about, the type asked for
+    (read once with the question: ``questions.reading.Question.premises``)."""
+
+    constraints: tuple[Constraint, ...]
+    things: tuple[Constraint, ...]
+    wanted: Wanted
+
+
+def premises(question: str) -> Premises:
+    return Premises(tuple(constraints(question)), tuple(things(question)), wanted(question))
+
+
+def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence[str] = (),
+            read: Premises | None = None) -> dict[str, object] | None:
     """The premise report of an answer whose citations are (span text, document title and author) pairs:
     None when every constraint is mentioned and some span holds the asked type; else the unmet constraints
     (the asked type among them, as kind "answer"), the finding, and ``refuse`` when no name the question asks
-    about is mentioned by the citations nor anywhere in the cited ``documents`` (nothing relevant remains)."""
+    about is mentioned by the citations nor anywhere in the cited ``documents`` (nothing relevant remains).
+    ``read``: the question's premises as already read (else read here)."""
     if not question or not cited:
         return None
-    asked = constraints(question)
-    topics = things(question)
+    read = read or premises(question)
+    asked, topics = list(read.constraints), list(read.things)
     evidence = [f"{text} {byline}" for text, byline in cited]
     missing = [c for c in asked if not mentioned(c, evidence)]
     missing += [c for c in topics if not thing_mentioned(c, evidence)]
     apart = _apart([c for c in asked + topics if c not in missing], cited)  # what is met, by one document?
-    want = wanted(question)
+    want = read.wanted
     untyped = want.kind != "other" and not answers(want, question, [c for c in cited if _about(asked, c)])
     if not missing and not apart and not untyped:
         return None
@@ -312,6 +328,7 @@ def premise(question: str, cited: Sequence[tuple[str, str]], documents: Sequence
 
 def premise_of(
     question: str, spans: Iterable[tuple[str, str, str]], get_document: Callable[[str], SourceText | None],
+    read: Premises | None = None,
 ) -> dict[str, object] | None:
     """``premise`` of cited spans given as (source id, span text, byline to use when the document is unknown)."""
     cited, texts = [], {}
@@ -320,4 +337,4 @@ def premise_of(
         cited.append((text, doc.byline if doc is not None else fallback))
         if doc is not None:
             texts[doc.source_id] = doc.text
-    return premise(question, cited or [("", "")], list(texts.values()))
+    return premise(question, cited or [("", "")], list(texts.values()), read)
