@@ -73,6 +73,7 @@ def preload(app: Flask) -> dict[str, Any]:
     before it, is frozen out of the garbage collector's reach, so no collection in a worker writes to (and copies)
     those pages: call it only in a master that will fork."""
     import historian_blueprint.ask.run  # noqa: F401 - the pages import the graphs on first use: import them now
+    import historian_blueprint.ask.roles.engines  # noqa: F401 - the engines the runs build, as the graphs
     import historian_blueprint.mapping.run  # noqa: F401 - imported for its graphs, as the line above
     from historian_blueprint.ask import graph as ask_graph
     from historian_blueprint.mapping import graph as map_graph

@@ -154,17 +154,21 @@ def test_the_lab_commands_join_historian_as_a_plugin_when_the_command_line_asks(
 
 def test_registering_historian_loads_neither_the_graph_engine_nor_the_lab(tmp_path):
     """A host app (and each of its web workers) that registers Historian pays for neither langgraph nor the lab at
-    start-up: the graphs are imported on first use, the lab's commands when the command line asks for them."""
+    start-up: the graphs are imported on first use, the lab's commands when the command line asks for them; building
+    a run's engine imports no graph either."""
     import subprocess
     import sys
 
     code = ("import sys; from flask import Flask; from historian_blueprint import Historian; "
             f"app = Flask('host', instance_path={str(tmp_path)!r}); "
             "app.config.update(SECRET_KEY='t', HISTORIAN_LOGIN_REQUIRED=False); Historian(app); "
+            "print(sorted(m for m in ('langgraph', 'historian_lab') if m in sys.modules)); "
+            "from historian_blueprint import get_services; ctx = app.app_context(); ctx.push(); "
+            "get_services().engine(); "  # a run's engine is built without its graph
             "print(sorted(m for m in ('langgraph', 'historian_lab') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+    assert out.stdout.strip().splitlines()[-2:] == ["[]", "[]"], out.stdout
 
 
 def test_the_checker_sees_imports_inside_functions(tmp_path):

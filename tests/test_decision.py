@@ -44,7 +44,7 @@ def test_a_misquote_stands_over_a_conflict_and_support():
 
 def _verdict_literals(path: Path) -> list[str]:
     """Where a file puts a verdict written as a literal into a claim: ``x.verdict = "..."`` (or in a tuple
-    assignment) or ``{"verdict": "..."}``."""
+    assignment), ``{"verdict": "..."}``, or a ``ClaimResult`` that starts as anything but unconfirmed (undecided)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Assign):
@@ -55,6 +55,10 @@ def _verdict_literals(path: Path) -> list[str]:
                     if isinstance(t, ast.Attribute) and t.attr == "verdict" and isinstance(v, ast.Constant) \
                             and v.value in VERDICTS:
                         found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "ClaimResult":
+            given = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "verdict")]
+            if any(isinstance(v, ast.Constant) and v.value in VERDICTS - {"unconfirmed"} for v in given):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")  # a claim starts undecided: unconfirmed
         elif isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and k.value == "verdict" and isinstance(v, ast.Constant) \

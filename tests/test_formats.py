@@ -53,6 +53,10 @@ def test_a_checked_draft_leaves_through_the_same_registry(app, toy):  # noqa: F8
     report = runner.invoke(args=["historian", "verify", "--text", draft])
     whole = json.loads(runner.invoke(args=["historian", "verify", "--text", draft, "--output", "json"]).output)
     assert report.exit_code == 0 and report.output.startswith("Status: ")
+    lines = report.output.splitlines()  # the report as the command wrote it before the registry: pinned here
+    assert " supported, " in lines[1] and lines[1].endswith(" contradicted"), lines[:2]  # the outcomes counted
+    assert [line.split(":")[0] for line in lines[-4:]] == ["  challenge", "  interrogation", "  counter", "  judge"]
+    assert lines[2].startswith("  [1] ") and whole["claims"][0]["text"][:40] in lines[2]
     assert report.output == formats.find("md", "draft").render(formats.Exported("draft", whole, "")) + "\n"
 
 

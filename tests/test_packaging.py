@@ -28,6 +28,8 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_contains_the_resources(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in (
+        "historian_blueprint/ask/run.py", "historian_blueprint/ask/roles/engines.py",  # the wings, their modules
+        "historian_blueprint/questions/reading.py", "historian_blueprint/verify/decision.py",
         "historian_blueprint/templates/historian/base.html",
         "historian_blueprint/templates/historian/index.html",
         "historian_blueprint/static/historian/historian.css",

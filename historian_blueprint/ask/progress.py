@@ -1,5 +1,5 @@
 """What both graphs' nodes share: ``@node`` times a node, adds its trace entry and streams a progress event (the
-ask graph's nodes in graph/nodes.py, the map's in mapping/graph.py); in the ask graph it also keeps the run's
+ask graph's nodes in ask/nodes.py, the map's in mapping/graph.py); in the ask graph it also keeps the run's
 time limit: past its deadline, every node but the closing one raises ``limits.TimeLimit`` instead of running
 (ask/run.py then ends the run ``human_review`` with what it had). The map keeps its own (mapping/graph.py: no
 further round, no further source read, then its closing nodes)."""

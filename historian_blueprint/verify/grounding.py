@@ -47,8 +47,8 @@ def check_claim(
     ``question``: the claim answers it (its words must be carried with the claim's).
     """
     ctx = build_context(claim, documents, cited, search)
-    result = ClaimResult(claim, "supported", None, "none", ctx.evidence, ctx.evidence.coverage if ctx.evidence else 0.0,
-                         cited=ctx.cited)
+    result = ClaimResult(claim, "unconfirmed", None, "none", ctx.evidence,  # undecided until decide
+                         ctx.evidence.coverage if ctx.evidence else 0.0, cited=ctx.cited)
     conflict = conflict_checks(ctx, result)
     reading = read_support(ctx, question)
     result.checks.extend(reading.checks)
@@ -91,7 +91,7 @@ def _read_by_reader(ctx: ClaimContext, result: ClaimResult, reading: SupportRead
     clear = 0.0
     if read_by.entails_at is not None:  # the conflict checks read the reader's window too
         source_id, window = read_by.entails_at
-        scratch = ClaimResult(ctx.claim, "supported", None, "none", None, 0.0)
+        scratch = ClaimResult(ctx.claim, "unconfirmed", None, "none", None, 0.0)
         clear = float(conflict_checks(_read_at(ctx, source_id, window.start, window.end), scratch) is None)
     reading.features["reader_window_clear"] = clear
     return read_by
@@ -242,7 +242,7 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
     ctx = _read_at(build_context(claim, [doc], [cite]), doc.source_id, start, end)
     evidence = ctx.evidence
     assert evidence is not None
-    result = ClaimResult(claim, "supported", None, "none", evidence, evidence.coverage, cited=[cite],
+    result = ClaimResult(claim, "unconfirmed", None, "none", evidence, evidence.coverage, cited=[cite],
                          decided_by="quote")
     conflict = conflict_checks(ctx, result)
     if conflict is not None:

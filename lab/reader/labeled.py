@@ -1,7 +1,7 @@
 """The reader on the project's labeled files, alone (a development figure: these files are the project's development
 sets, split into fit and check halves by item id; the threshold is fitted on the fit half only).
 
-    python lab/reader/labeled.py --model lab/reader/models/reader-v1 [--eval tests/data/eval | ../shared/data/eval]
+    python lab/reader/labeled.py --model historian_blueprint/verify/reader_model [--eval DIR]
 
 For each item: p(entails) of the claim against its evidence, read as the verifier would read a cited passage: the
 cited span when the item names one, else the best of the document's windows of three sentences (the maximum over

@@ -1,0 +1,3 @@
+"""The ask graph's roles: one interface per role (``base.py``), the offline engine (``offline.py`` over the
+extractive craft, ``extractive.py``, ``written.py``, ``sides.py``) and the LLM engine (``llm.py``, ``replies.py``,
+``anchoring.py``), and which one a run uses (``engines.py``)."""
