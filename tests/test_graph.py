@@ -210,6 +210,16 @@ def test_a_run_reads_its_question_once(app, monkeypatch):
         out = ask(question)
     # its shape and its premises once each, when the run starts: the composer and the premise check read those
     assert out["citations"] and read == [f"shape: {question}", f"premises: {question}", f"constraints: {question}"]
+    read.clear()
+    compared = "Compare what Cleveland and Harrison said about the tariff."
+    with app.app_context():
+        ask(compared)
+    shapes = [r for r in read if r.startswith("shape: ")]
+    # the comparison and each of its sides once, when the run starts; the sides' search, extraction and premise
+    # check read those
+    assert len(shapes) == 3 and len(set(shapes)) == 3 and shapes[0] == f"shape: {compared}", read
+    assert [r.split(":")[0] for r in read].count("premises") == 3, read
+    assert [r.split(":")[0] for r in read].count("constraints") == 3, read  # the premise check reads none again
 
 
 def test_an_answer_that_misses_its_question_is_not_verified_and_names_the_constraint(app):

@@ -39,6 +39,13 @@ def test_a_comparison_reads_its_sides_and_their_bylines_once():
     assert not any(s.byline for s in read_question(q.text).shape.sides)  # no bylines given: none assumed
 
 
+def test_a_comparisons_sides_are_read_with_it_each_as_a_question_of_its_own():
+    q = read_question("Compare what Cleveland and Harrison said about the tariff.", bylines=lambda name: 1)
+    assert [s.text for s in q.sides] == [side.query for side in q.shape.sides] and len(q.sides) == 2
+    assert all(not s.sides for s in q.sides) and all("tariff" in s.words for s in q.sides)
+    assert not read_question("When did the Lusitania sink?").sides
+
+
 def test_the_value_is_immutable():
     q = read_question("Who wrote the Emancipation Proclamation?")
     with pytest.raises(AttributeError):

@@ -240,19 +240,18 @@ def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, A
     shape = shape_in(state)
     question = state.get("question", "")
     if not shape.comparison:
-        asked = state.get("asked")
-        return premise_of(question, spans, ctx(config).get_document, asked.premises if asked is not None else None)
+        return premise_of(question, spans, ctx(config).get_document, state["asked"].premises)  # as the run read it
     # a comparison's sides are read in different documents: each side's question against its own citations
     table = described(shape, question, [c.model_dump() for c in draft.citations]) or {}
     unmet: list[dict[str, Any]] = []
     findings: list[str] = []
-    for side, row in zip(shape.sides, table.get("sides", [])):
+    for side, side_read, row in zip(shape.sides, state["asked"].sides, table.get("sides", [])):  # each as read
         if not row["found"]:
             unmet.append({"text": side.label, "kind": "side"})
             findings.append(f"nothing in the collection was found for {side.label}")
             continue
         mine = [span for span, cit in zip(spans, draft.citations) if cit.id in row["citations"]]
-        found = premise_of(side.query, mine, ctx(config).get_document)
+        found = premise_of(side.query, mine, ctx(config).get_document, side_read.premises)
         if found:
             unmet += found["unmet"]
             findings.append(f"for {side.label}: {found['finding']}")

@@ -62,6 +62,7 @@ class Question:
     shape: Shape
     route: str                             # simple | complex
     thread: frozenset[str] = frozenset()   # a follow-up's carried subject (THREAD_TURNS)
+    sides: tuple[Question, ...] = ()       # a comparison's sides, each read as a question of its own (its query)
     history: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     @property
@@ -71,9 +72,10 @@ class Question:
 
 
 def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
-                  bylines: Callable[[str], int] | None = None) -> Question:
+                  bylines: Callable[[str], int] | None = None, sides: bool = True) -> Question:
     """The question read once. ``bylines``: how many documents a name is the author or narrator of (a comparison's
-    side that is a byline is read in its own documents)."""
+    side that is a byline is read in its own documents). A comparison's sides are read too, each as the question
+    of its own query (``sides``: False for a side itself)."""
     shape = shape_of(text)
     if bylines is not None:
         shape = with_bylines(shape, bylines)
@@ -85,6 +87,7 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
         text=text, words=frozenset(words), count=count, kind=asks(text), focus=focus(text),
         constraints=read.constraints, premises=read, shape=shape,
         route="complex" if shape.kind != "single" else route(text), thread=frozenset(carried - words),
+        sides=tuple(read_question(side.query, sides=False) for side in shape.sides) if sides else (),
         history=tuple(history or ()),
     )
 

@@ -6,7 +6,6 @@ The planner and composer are extractive (``extractive.py``); the verifiers are t
 
 from __future__ import annotations
 
-from historian_blueprint.questions.reading import read_question
 from historian_blueprint.ask.roles import extractive, sides, written
 from historian_blueprint.ask.roles.base import Engine, Judgement, Outcome, Reports, Task
 from historian_blueprint.schema import Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport
@@ -38,10 +37,8 @@ class OfflineRoles:
         facts = extractive.extract(task.asked, task.hits, context=context)
         if task.shape.comparison:  # each side read as a question of its own ("Wilson on the trusts"), its best kept
             merged = {(f.source_id, f.start): f for f in facts}
-            for side in task.shape.sides:
-                side_facts = extractive.extract(read_question(side.query), task.hits, limit=extractive.SIDE_FACTS,
-                                                context=context)  # the side's own question, read here
-                for f in side_facts:
+            for side in task.asked.sides:  # each side's own question, read with the question
+                for f in extractive.extract(side, task.hits, limit=extractive.SIDE_FACTS, context=context):
                     key = (f.source_id, f.start)
                     if key not in merged or merged[key].score < f.score:
                         merged[key] = f
