@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from historian_blueprint.questions.shapes import Shape, shape_of, with_bylines
@@ -57,13 +57,16 @@ class Question:
     count: int | None                      # the number the question names (a list's "three causes")
     kind: Asked                            # the type asked for: date, number, person, place or other
     focus: Focus
-    constraints: tuple[Constraint, ...]    # names, dates, figures and qualifiers the answer must hold
-    premises: Premises                     # what the premise check reads (its constraints are the ones above)
+    premises: Premises                     # what the premise check reads: constraints, things, the type wanted
     shape: Shape
     route: str                             # simple | complex
     thread: frozenset[str] = frozenset()   # a follow-up's carried subject (THREAD_TURNS)
     sides: tuple[Question, ...] = ()       # a comparison's sides, each read as a question of its own (its query)
-    history: tuple[dict[str, Any], ...] = field(default=(), compare=False)
+
+    @property
+    def constraints(self) -> tuple[Constraint, ...]:
+        """Names, dates, figures and qualifiers the answer must hold (the premise check's own)."""
+        return self.premises.constraints
 
     @property
     def names(self) -> frozenset[str]:
@@ -81,14 +84,13 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
         shape = with_bylines(shape, bylines)
     count = requested_count(text)
     words = _words(text, count)
-    read = premises(text)
+    read = premises(text)  # its constraints among them
     carried = {w for turn in list(history or [])[-THREAD_TURNS:] for w in question_words(str(turn.get("question", "")))}
     return Question(
         text=text, words=frozenset(words), count=count, kind=asks(text), focus=focus(text),
-        constraints=read.constraints, premises=read, shape=shape,
+        premises=read, shape=shape,
         route="complex" if shape.kind != "single" else route(text), thread=frozenset(carried - words),
         sides=tuple(read_question(side.query, sides=False) for side in shape.sides) if sides else (),
-        history=tuple(history or ()),
     )
 
 

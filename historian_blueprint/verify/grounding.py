@@ -131,10 +131,11 @@ def decide(ctx: ClaimContext, result: ClaimResult, conflict: Finding | None, rea
     result.features = reading.features
     p = reading.probability
     result.probability = p if conflict is None and reading.carried else reading.combiner.below_cut(p)
-    carried = Finding(verdict="supported", severity="none", reason=f"the evidence carries the claim (support {p:.2f})")
     said = settle(
         conflict=Said(conflict, _named(conflict)) if conflict is not None else None,
-        carried=Said(carried, "support") if reading.carried else None,
+        carried=Said(Finding(verdict="supported", severity="none",
+                             reason=f"the evidence carries the claim (support {p:.2f})"), "support")
+        if reading.carried else None,
         otherwise=None if conflict is not None or reading.carried else _left_open(ctx, result, reading, read_by),
     )
     return _apply(result, said.finding, said.by)
@@ -246,7 +247,8 @@ def confirm_by_quote(claim: str, doc: SourceText, start: int, end: int) -> Claim
                          decided_by="quote")
     conflict = conflict_checks(ctx, result)
     if conflict is not None:
-        return _apply(result, settle(conflict=Said(conflict, _named(conflict))).finding, _named(conflict))
+        said = settle(conflict=Said(conflict, _named(conflict)))
+        return _apply(result, said.finding, said.by)
     missing = measures.unexplained(ctx)
     result.checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
     local = measures.local_coverage(ctx)  # one sentence, or two adjacent ones, must hold the claim
