@@ -1,6 +1,6 @@
 """Historian: a verified research assistant for a Flask document reader, as a Flask extension.
 
-This module is the top floor: the extension registers the blueprint (``web``) and the commands
+This module is the top layer: the extension registers the blueprint (``web``) and the commands
 (``cli``) on top of what ``app.setup`` does. Nothing inside the package imports it.
 """
 

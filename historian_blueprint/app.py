@@ -1,6 +1,6 @@
 """Historian inside a Flask app: its per-app state, the store accessor, and setting both up.
 
-Everything above this floor reaches the app's Historian through ``get_settings()``, ``get_services()`` and
+Everything above this layer reaches the app's Historian through ``get_settings()``, ``get_services()`` and
 ``get_store()``; ``setup(app)`` is what ``Historian.init_app`` does before it adds the blueprint and the commands (the
 benchmarks' workspaces use it alone).
 """
@@ -25,14 +25,14 @@ from historian_blueprint.store import FieldMapping, Store, StoreFactory
 log = logging.getLogger("historian")
 
 
-# How the floors above make the services this floor cannot import: "retriever" (index/service.py) and "engine"
+# How the layers above make the services this layer cannot import: "retriever" (index/service.py) and "engine"
 # (the extension, historian_blueprint/__init__.py). Each registers a factory ``(services, **options) -> service``
 # with ``@provide(name)``.
 PROVIDERS: dict[str, Callable[..., Any]] = {}
 
 
 def provide(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register how ``Services`` makes the service ``name`` (a floor above this one does, at import)."""
+    """Register how ``Services`` makes the service ``name`` (a layer above this one does, at import)."""
     def register(factory: Callable[..., Any]) -> Callable[..., Any]:
         PROVIDERS[name] = factory
         return factory
@@ -43,7 +43,7 @@ def provide(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 class Services:
     """Everything Historian's layers use, built once per app by ``setup`` and kept in
     ``app.extensions["historian"]``: the settings, the store (one per app context) with the host's documents, and
-    the retriever, the LLM client and the engine (made by the floors that know them: ``provide``). The graphs, the
+    the retriever, the LLM client and the engine (made by the layers that know them: ``provide``). The graphs, the
     verifier, the pages and the commands take what they need from here (``get_services()``)."""
 
     app: Flask

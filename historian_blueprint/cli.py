@@ -258,7 +258,7 @@ def map_command(topic: str, fmt: str, quiet: bool) -> None:
         output = map_topic(topic, user_id="cli", on_event=progress)
     except (service.IndexNotBuilt, service.IndexMismatch, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(chosen.render(formats.Exported("map", output, topic, get_store().get_document)))
+    click.echo(chosen.render(formats.Exported("map", output, output["topic"], get_store().get_document)))
 
 
 @click.command("doctor")

@@ -1,4 +1,4 @@
-"""The vocabulary and the data shapes every floor shares (no project imports).
+"""The vocabulary and the data shapes every layer shares (of the project, it imports only ``text``).
 
 One definition each: the status, verdict, claim type, severity and assessment literals, the severity
 table, the source and citation types, the answer and output schema (one schema everywhere: API, CLI,
@@ -7,10 +7,14 @@ stored run), the per-claim verdict and the four verification reports.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, computed_field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator, model_validator
+
+from historian_blueprint.text.markers import marker_ids
+from historian_blueprint.text.words import content_words
 
 # ----------------------------------------------------------------------------- vocabulary
 Status = Literal["verified", "flagged", "needs_revision", "human_review"]
@@ -90,6 +94,20 @@ class Fact(BaseModel):
     locator: str
     score: float
     overlap: float = 0.0
+    # its content words (text.words.content_words), read once when the finding is made: every choice among
+    # findings (redundancy, a comparison's sides, the focus asked for) compares these; not part of a stored run
+    words: frozenset[str] = Field(default=frozenset(), exclude=True, repr=False)
+
+    @model_validator(mode="after")
+    def _read_words(self) -> Fact:
+        if not self.words:
+            self.words = frozenset(content_words(self.text))
+        return self
+
+    def repeats(self, chosen: Sequence[Fact]) -> bool:
+        """It says what a finding already chosen says: more than 0.6 of the shorter one's content words shared."""
+        return any(len(self.words & other.words) / max(min(len(self.words), len(other.words)), 1) > 0.6
+                   for other in chosen)
 
 
 class Citation(BaseModel):
@@ -116,6 +134,28 @@ class Answer(BaseModel):
     failed_citations: list[int] = []  # citation ids whose quote could not be anchored in the source
     notes: list[str] = []             # what the composer's output needed (rejected ids, fuzzy anchors)
     summary: bool = False             # the answer text is Historian's own summary of the findings, not prose to check
+
+    def form_problems(self, fewest: int, get_document: Callable[[str], SourceText | None]) -> list[str]:
+        """What is wrong with the draft's form: its schema; then, unless it refuses, ``fewest`` to 8 bullets, a
+        citation for every [n] marker, and each citation's text exactly its document's at its offsets."""
+        errors = []
+        try:
+            Answer.model_validate(self.model_dump())
+        except Exception as exc:  # noqa: BLE001 - any failure to validate is a problem of the draft's form
+            errors.append(f"schema: {exc}")
+        if self.refusal:
+            return errors
+        if not fewest <= len(self.bullets) <= 8:
+            errors.append(f"{len(self.bullets)} bullets (need {fewest}–8)")
+        ids = {cit.id for cit in self.citations}
+        markers = marker_ids(self.answer + " ".join(self.bullets))
+        if markers - ids:
+            errors.append(f"markers without citations: {sorted(markers - ids)}")
+        for cit in self.citations:
+            doc = get_document(cit.source_id)
+            if doc is None or doc.text[cit.start:cit.end] != cit.text:
+                errors.append(f"citation [{cit.id}] is not the text at its offsets")
+        return errors
 
 
 # ----------------------------------------------------------------------------- per-claim verdicts

@@ -1,5 +1,5 @@
-"""The package's floors: every import (at module level or inside a function) points down or sideways, never
-up, and no two modules import each other, however indirectly (docs/architecture.md draws the floors)."""
+"""The package's layers: every import (at module level or inside a function) points down or sideways, never
+up, and no two modules import each other, however indirectly (docs/architecture.md draws the layers)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from tests.conftest import REPO
 PACKAGE = REPO / "historian_blueprint"
 LAB = REPO / "historian_lab"  # benchmarks, evaluation, fitting: they import the product, never the reverse
 
-# Bottom first. A module may import its own floor and the floors below it.
-FLOORS: list[tuple[str, ...]] = [
-    ("text", "schema", "resources", "locking", "serving", "limits", "redaction"),  # no project imports beyond the floor
+# Bottom first. A module may import its own layer and the layers below it.
+LAYERS: list[tuple[str, ...]] = [
+    ("text", "schema", "resources", "locking", "serving", "limits", "redaction"),  # no project imports beyond the layer
     ("config",),
     ("settings",),
     ("store", "migrate", "corpus", "llm", "history"),
@@ -56,14 +56,14 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
     return out
 
 
-def floor_of(module: str) -> int:
+def layer_of(module: str) -> int:
     inner = module.removeprefix("historian_blueprint").removeprefix(".")
-    for n, names in enumerate(FLOORS):
+    for n, names in enumerate(LAYERS):
         if inner == "" and names == ("",):
             return n
         if inner and any(name and (inner == name or inner.startswith(name + ".")) for name in names):
             return n
-    raise AssertionError(f"{module} is on no floor: add it to FLOORS (and to docs/architecture.md)")
+    raise AssertionError(f"{module} is on no layer: add it to LAYERS (and to docs/architecture.md)")
 
 
 def graph() -> dict[str, set[str]]:
@@ -71,15 +71,15 @@ def graph() -> dict[str, set[str]]:
     return {name: imports_of(path, set(found)) - {name} for name, path in found.items()}
 
 
-def test_every_module_is_on_a_floor():
+def test_every_module_is_on_a_layer():
     for name in modules():
-        floor_of(name)
+        layer_of(name)
 
 
 def test_no_import_points_up():
     upward = [
-        f"{mod} (floor {floor_of(mod)}) imports {dep} (floor {floor_of(dep)})"
-        for mod, deps in graph().items() for dep in deps if floor_of(dep) > floor_of(mod)
+        f"{mod} (layer {layer_of(mod)}) imports {dep} (layer {layer_of(dep)})"
+        for mod, deps in graph().items() for dep in deps if layer_of(dep) > layer_of(mod)
     ]
     assert not upward, "\n".join(upward)
 
@@ -113,10 +113,10 @@ def test_the_index_is_reached_through_its_front_door():
 
 
 @pytest.mark.parametrize("name", ["text", "schema"])
-def test_the_bottom_floor_imports_nothing_above_it(name):
+def test_the_bottom_layer_imports_nothing_above_it(name):
     for mod, deps in graph().items():
-        if floor_of(mod) == 0 and mod.startswith(f"historian_blueprint.{name}"):
-            assert all(floor_of(d) == 0 for d in deps), (mod, deps)
+        if layer_of(mod) == 0 and mod.startswith(f"historian_blueprint.{name}"):
+            assert all(layer_of(d) == 0 for d in deps), (mod, deps)
 
 
 def _imported_roots(path: Path) -> set[str]:

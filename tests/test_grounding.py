@@ -239,7 +239,7 @@ def test_a_life_span_in_parentheses_says_born_and_died():
 
 def test_second_review_cases():
     """Each of these was called supported (or wrongly contradicted) by the first round of review fixes."""
-    from historian_blueprint.text import normalize as tx
+    from historian_blueprint.text import quotations as tx
 
     penny = SourceText("c", "The 1909 penny is rare. The winter was mild. He visited Paris every summer.")
     assert check_claim("The 1909 penny is common.", [penny]).flagged

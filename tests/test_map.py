@@ -11,11 +11,12 @@ import pytest
 from historian_blueprint import get_store
 from historian_lab.bench import map_corpora
 from historian_blueprint.mapping.adversary import counter_queries
+from historian_blueprint.mapping.topic import read_topic
 from historian_blueprint.mapping.figures import Figure
 from historian_blueprint.mapping.nlp import Statement, name_key, read_passages
 from historian_blueprint.mapping.run import map_topic
 from historian_blueprint.mapping.schema import MapOutput
-from historian_blueprint.text.words import Quantity
+from historian_blueprint.text.quantities import Quantity
 from tests.conftest import REPO, make_plain_app
 from tests.test_index import run_reindex
 
@@ -166,13 +167,13 @@ def test_counter_queries_are_short_searches_naming_what_they_test():
                      skeleton="It is commonly said that a spark from the mill started the fire.",
                      terms=("spark", "mill", "fire"))
     asked: set[str] = set()
-    first = counter_queries("the great fire at Carrowby in 1874",
+    first = counter_queries(read_topic("the great fire at Carrowby in 1874"),
                             [("contested", toll), ("single source", said)], asked, 1)
     queries = [q["query"] for q in first]
     assert "great fire at Carrowby in 1874 death toll disputed" in queries
     assert "great fire at Carrowby in 1874 spark mill denied" in queries
     assert all(q["aimed_at"].endswith(("was 178.", "started the fire.")) for q in first[:4])
-    second = counter_queries("the great fire at Carrowby in 1874", [("contested", toll)], asked, 2)
+    second = counter_queries(read_topic("the great fire at Carrowby in 1874"), [("contested", toll)], asked, 2)
     assert len(first) >= 3 and not set(queries) & {q["query"] for q in second}
     for q in first + second:
         assert not readable(q["query"], str(q["aimed_at"])), q

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from historian_lab.bench import map_corpora
 from historian_blueprint.mapping.compare import agree, compare, event_days, is_prose
 from historian_blueprint.mapping.graph import about_event, event_year
+from historian_blueprint.mapping.topic import read_topic
 from historian_blueprint.mapping.nlp import read_passages
 from tests.conftest import REPO
 
@@ -46,10 +49,10 @@ def doc(year: int, text: str):
 
 
 def test_sources_are_kept_to_the_events_year():
-    assert event_year("the Ravensdyke explosion of 1868", []) == 1868
-    assert event_year("the explosion",
+    assert event_year(read_topic("the Ravensdyke explosion of 1868"), []) == 1868
+    assert event_year(read_topic("the explosion"),
                       [doc(1868, "in 1868"), doc(1868, "the pit"), doc(1916, "in March, 1868")]) == 1868
-    assert event_year("the tariff", [doc(1890, "in 1890"), doc(1902, "x"), doc(1910, "y")]) is None
+    assert event_year(read_topic("the tariff"), [doc(1890, "in 1890"), doc(1902, "x"), doc(1910, "y")]) is None
     assert not about_event(doc(1867, "The old bridge was carried away."), 1868)  # written before the event
     assert about_event(doc(1869, "The inquest closed."), 1868)
     assert about_event(doc(1916, "I was a lad when the pit fired, on the 19th of March, 1868."), 1868)  # a memoir
@@ -128,3 +131,15 @@ def test_debris_and_plain_negations_of_official_prose_are_not_conflicts():
     assert ("assertion", "s0", "s1") in edges(
         "It is commonly said that a spark from the engine of the evening freight set fire to the shavings at the mill.",
         "We find no ground whatever for the story that a spark from a passing engine set fire to the mill.")
+
+
+def test_a_topic_is_read_once_where_the_map_starts():
+    topic = read_topic("  the\x00 Ravensdyke   explosion of 1868 ")  # as the page, the API and the CLI pass it
+    assert topic.text == "the Ravensdyke explosion of 1868"  # control characters dropped, spaces collapsed
+    assert topic.phrase == "Ravensdyke explosion of 1868" and topic.year == 1868
+    assert {"ravensdyke", "explosion"} <= topic.words
+    assert read_topic(topic) is topic  # the map's steps read the value; nothing reads the text again
+    assert read_topic("the tariff of 1890 and 1894").year == 1890 and read_topic("the tariff").year is None
+    for bad, why in (("", "empty"), ("   ", "empty"), ("x" * 301, "longer than 300")):
+        with pytest.raises(ValueError, match=why):
+            read_topic(bad)

@@ -88,12 +88,12 @@ def test_meaning_chooses_which_of_a_sides_sentences_speaks_to_the_topic_and_a_co
                   "harmony with actual conditions.", "Theodore Roosevelt", 1907, 4),
              fact("The Army is too small for the needs of the nation.", "Theodore Roosevelt", 1907, 5)]
     words = set(read_question(q).words)
-    chosen = [f.text for f in per_side(words, facts, shape, extractive._redundant, embed=embed)]
+    chosen = [f.text for f in per_side(words, facts, shape, embed=embed)]
     assert chosen[0].startswith("The antitrust law should not be repealed")
     assert chosen[1].startswith("I am opposed to any amendment")  # "changing the antitrust law", in other words
     # "law" alone, the word three sentences share, is not the topic; nor the Army, nor the mails
     assert len(chosen) == 2
-    lexical = [f.text for f in per_side(words, facts, shape, extractive._redundant)]  # without the encoder
+    lexical = [f.text for f in per_side(words, facts, shape)]  # without the encoder
     assert lexical == chosen[:1]  # the shared words alone cannot tell Taft's two "law" sentences apart: not found
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from historian_lab.bench.common import SAMPLE_CORPUS
 from tests.conftest import EVAL
-from historian_blueprint.text import normalize as N
+from historian_blueprint.text import words as N
+from historian_blueprint.text import quantities as Q
 from historian_blueprint.text import words as W
 from historian_blueprint.text.spans import sentence_spans
 
@@ -100,9 +101,9 @@ def test_content_words_are_unchanged_and_each_call_gets_its_own_list(texts):
 
 
 def test_quantities_are_unchanged_and_each_call_gets_its_own_list(texts):
-    plain = W._quantities.__wrapped__
+    plain = Q._quantities.__wrapped__
     for text in texts[:4000]:
-        assert W.quantities(text) == list(plain(text)), text
-    found = W.quantities("about 54 million dollars")
+        assert Q.quantities(text) == list(plain(text)), text
+    found = Q.quantities("about 54 million dollars")
     found.append(None)
-    assert W.quantities("about 54 million dollars") == list(plain("about 54 million dollars"))
+    assert Q.quantities("about 54 million dollars") == list(plain("about 54 million dollars"))

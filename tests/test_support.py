@@ -9,7 +9,7 @@ import re
 import pytest
 
 from historian_blueprint.schema import Cited, SourceText
-from historian_blueprint.text.words import quantities, rounds_to
+from historian_blueprint.text.quantities import quantities, rounds_to
 from historian_blueprint.verify.grounding import verify_claim
 from historian_blueprint.verify.combination import FEATURES, Combiner, fit
 from historian_blueprint.verify.windows import WINDOW_CHARS, windows

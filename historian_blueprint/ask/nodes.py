@@ -15,17 +15,16 @@ from langchain_core.runnables import RunnableConfig
 from historian_blueprint.ask.roles import extractive
 from historian_blueprint.ask.roles.base import Engine, Outcome, Reports, Task
 from historian_blueprint.questions.reading import read_question
+from historian_blueprint.questions.premises import unmet_premises
 from historian_blueprint.questions.shapes import Shape, described, side_filters
 from historian_blueprint.schema import (
     REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, SourceText, worse,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.dialect import dialect_query, in_dialect
-from historian_blueprint.text.markers import marker_ids
 from historian_blueprint.text.questions import clean_question, tidy
 from historian_blueprint.verify.composed import verify_composed
 from historian_blueprint.verify.findings import ClaimResult
-from historian_blueprint.verify.question import premise_of
 from historian_blueprint.verify.reports import premise_summary
 from historian_blueprint.ask.progress import node
 from historian_blueprint.limits import Deadline, within
@@ -60,7 +59,7 @@ def ctx(config: RunnableConfig) -> Context:
     return config["configurable"]["historian"]
 
 
-def task(state: State, c: Context) -> Task:
+def task_for(state: State, c: Context) -> Task:
     """What the roles are asked about at this point of the run."""
     return Task(
         question=state["question"], get_document=c.get_document, history=state.get("history") or [],
@@ -109,8 +108,9 @@ def route(state: State, config: RunnableConfig) -> dict[str, Any]:
 @node(lambda u: f"{len(u['sub_queries'])} queries" + (" (model failed: offline plan)" if u.get("llm_failures") else ""))
 def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
+    task = task_for(state, c)
     with within(c.deadline):
-        outcome = c.engine.planner.plan(task(state, c))
+        outcome = c.engine.planner.plan(task)
     return {"sub_queries": outcome.value, **failures(outcome)}
 
 
@@ -121,13 +121,14 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
     shape = shape_in(state)
+    sides = [(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides
+             if shape.comparison]
     searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
     spelled = dialect_query(state["question"])  # the narratives' spellings of its words ("master": "marse", "marster")
     if spelled:
         searches.append((spelled, dict(c.filters)))
     planned = len(searches)
-    if shape.comparison:
-        searches += [(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides]
+    searches += sides
     best: dict[tuple[str, int, int], dict[str, Any]] = {}
     kept: list[tuple[str, int, int]] = []
     extra: list[dict[str, Any]] = []
@@ -182,8 +183,9 @@ def expand(state: State, config: RunnableConfig) -> dict[str, Any]:
       else "skipped: the model composes from the passages")
 def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
+    task = task_for(state, c)
     with within(c.deadline):
-        facts = c.engine.composer.extract(task(state, c))
+        facts = c.engine.composer.extract(task)
     return {} if facts is None else {"facts": facts}
 
 
@@ -191,88 +193,44 @@ def extract(state: State, config: RunnableConfig) -> dict[str, Any]:
       else f"{len(u['draft'].bullets)} bullets, {len(u['draft'].citations)} citations")
 def compose(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
+    task = task_for(state, c)
     with within(c.deadline):
-        outcome = c.engine.composer.compose(task(state, c), state.get("facts"))
+        outcome = c.engine.composer.compose(task, state.get("facts"))
     return {"draft": outcome.value, "compose_attempts": state.get("compose_attempts", 0) + 1, **failures(outcome)}
 
 
 @node(lambda u: "; ".join(u["validation_errors"]) or f"valid; {len(u.get('claims', []))} claims checked")
 def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
+    """The draft's form (``Answer.form_problems``), then what of the question its citations do not mention (a
+    premise nothing cited mentions refuses: questions.premises), then every claim against its cited span (the
+    deterministic floor: verify.composed)."""
     c = ctx(config)
     draft = state["draft"]
-    errors = []
     if draft is None:
         return {"validation_errors": ["no draft"]}
-    try:
-        Answer.model_validate(draft.model_dump())
-    except Exception as exc:
-        errors.append(f"schema: {exc}")
-    if not draft.refusal:
-        shaped = shape_in(state).kind != "single"  # a side or an item may have a single finding
-        fewest = 1 if state.get("revisions") or shaped else 3  # a revision may drop findings that failed
-        if not fewest <= len(draft.bullets) <= 8:
-            errors.append(f"{len(draft.bullets)} bullets (need {fewest}–8)")
-        ids = {cit.id for cit in draft.citations}
-        markers = marker_ids(draft.answer + " ".join(draft.bullets))
-        if markers - ids:
-            errors.append(f"markers without citations: {sorted(markers - ids)}")
-        for cit in draft.citations:
-            doc = c.get_document(cit.source_id)
-            if doc is None or doc.text[cit.start:cit.end] != cit.text:
-                errors.append(f"citation [{cit.id}] is not the text at its offsets")
-    if errors or draft.refusal:
+    shaped = shape_in(state).kind != "single"  # a side or an item may have a single finding
+    errors = draft.form_problems(1 if state.get("revisions") or shaped else 3, c.get_document)  # a revision may
+    if errors or draft.refusal:                                                             # drop findings that failed
         return {"validation_errors": errors, "claims": []}
-    found = _premise(state, config, draft)
+    found = unmet_premises(state.get("asked"), draft.citations, c.get_document)
     if found is not None and found["refuse"]:  # nothing cited mentions whom or what the question is about
         text = (f"{REFUSAL_PREFIX} “{state['question']}”: {found['finding']}. The closest passages found were "
                 + "; ".join(f"{cit.title} ({cit.locator})" for cit in draft.citations[:3]) + ".")
         return {"validation_errors": [], "claims": [],
                 "draft": Answer(answer=text, bullets=[], citations=[], refusal=True),
                 "verification": {"premise": found}}
-    return {"validation_errors": [], **_ground(state, config, draft), "verification": {"premise": found}}
-
-
-def _premise(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any] | None:
-    """Does the answer address its question: the question's constraints no citation mentions (verify/question.py)."""
-    spans = [(cit.source_id, cit.text, f"{cit.title} {cit.author or ''} {cit.year or ''}") for cit in draft.citations]
-    if not spans:
-        return None
-    shape = shape_in(state)
-    question = state.get("question", "")
-    if not shape.comparison:
-        return premise_of(question, spans, ctx(config).get_document, state["asked"].premises)  # as the run read it
-    # a comparison's sides are read in different documents: each side's question against its own citations
-    table = described(shape, question, [c.model_dump() for c in draft.citations]) or {}
-    unmet: list[dict[str, Any]] = []
-    findings: list[str] = []
-    for side, side_read, row in zip(shape.sides, state["asked"].sides, table.get("sides", [])):  # each as read
-        if not row["found"]:
-            unmet.append({"text": side.label, "kind": "side"})
-            findings.append(f"nothing in the collection was found for {side.label}")
-            continue
-        mine = [span for span, cit in zip(spans, draft.citations) if cit.id in row["citations"]]
-        found = premise_of(side.query, mine, ctx(config).get_document, side_read.premises)
-        if found:
-            unmet += found["unmet"]
-            findings.append(f"for {side.label}: {found['finding']}")
-    if not findings:
-        return None
-    return {"unmet": unmet, "finding": "; ".join(findings), "refuse": False, "asks": "comparison"}
-
-
-def _ground(state: State, config: RunnableConfig, draft: Answer) -> dict[str, Any]:
-    """The deterministic floor: verify every claim of the answer against its cited span."""
-    c = ctx(config)
-    return {"claims": verify_composed(draft, get_document=c.get_document, search=c.search, caps=c.caps,
-                                      passages=state.get("hits", []), checker=c.checker)}
+    claims = verify_composed(draft, get_document=c.get_document, search=c.search, caps=c.caps,
+                             passages=state.get("hits", []), checker=c.checker)
+    return {"validation_errors": [], "claims": claims, "verification": {"premise": found}}
 
 
 def _report(state: State, config: RunnableConfig, key: str,
             role: Callable[[Engine], Callable[..., Outcome]]) -> dict[str, Any]:
     """Ask a verifier role for its report on the grounded claims; store it under ``verification[key]``."""
     c = ctx(config)
+    task = task_for(state, c)
     with within(c.deadline):
-        outcome = role(c.engine)(task(state, c), state["draft"], state["claims"])
+        outcome = role(c.engine)(task, state["draft"], state["claims"])
     return {"verification": {key: outcome.value.model_dump()}, **failures(outcome)}
 
 
@@ -299,9 +257,10 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     v = state["verification"]
     reports = Reports(ChallengeReport(**v["challenge"]), InterrogationReport(**v["interrogation"]),
                       CounterReport(**v["counter"]))
+    task = task_for(state, c)
     with within(c.deadline):
         outcome = c.engine.judge.judge(
-            task(state, c), state.get("draft"), state["claims"], reports,
+            task, state.get("draft"), state["claims"], reports,
             revisions_left=state.get("revisions", 0) < c.max_revisions, failures=state.get("llm_failures", []),
         )
     report = outcome.value.report
@@ -359,8 +318,9 @@ def _short_list(state: State) -> str:
 @node(lambda u: f"revision {u['revisions']}: {len(u['draft'].citations)} findings kept")
 def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
     c = ctx(config)
+    task = task_for(state, c)
     with within(c.deadline):
-        outcome = c.engine.refiner.revise(task(state, c), state["draft"], state["claims"])
+        outcome = c.engine.refiner.revise(task, state["draft"], state["claims"])
     return {"draft": outcome.value, "revisions": state.get("revisions", 0) + 1, **failures(outcome)}
 
 

@@ -21,7 +21,7 @@ from historian_blueprint.text.names import is_initialism, name_words, names
 Mode = Literal["hybrid", "dense", "bm25"]
 
 
-IndexNotBuilt = gen.IndexNotBuilt  # defined with the generation's other errors; imported from here by the floors above
+IndexNotBuilt = gen.IndexNotBuilt  # defined with the generation's other errors; imported from here by the layers above
 log = logging.getLogger(__name__)
 
 

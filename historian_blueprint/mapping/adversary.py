@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 
 from historian_blueprint.mapping.nlp import Statement
+from historian_blueprint.mapping.topic import Topic
 
 MIN_PER_ROUND = 3
 MAX_PER_ROUND = 6
@@ -30,11 +31,6 @@ def key(query: str) -> str:
     return " ".join(re.findall(r"\w+", query.lower()))
 
 
-def topic_phrase(topic: str) -> str:
-    """The topic as a search: without a leading article."""
-    return re.sub(r"^(?:the|a|an)\s+", "", " ".join(topic.split()), flags=re.I)
-
-
 def _plural(noun: str) -> str:
     if noun in _IRREGULAR:
         return _IRREGULAR[noun]
@@ -43,7 +39,7 @@ def _plural(noun: str) -> str:
     return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
-def point(st: Statement, topic: str) -> tuple[str, bool]:
+def point(st: Statement, topic: Topic) -> tuple[str, bool]:
     """What the claim is about, in a few words, and whether it is a figure (disputed) rather than a statement
     (denied): the dead, a date, what a count counts, or the first of its nouns and names in their order (the
     topic's own words and framing words left out); empty when it names fewer than two."""
@@ -57,19 +53,19 @@ def point(st: Statement, topic: str) -> tuple[str, bool]:
         return "sum of money", True
     if "date" in kinds and any(f.month for f in st.figures):
         return "date", True
-    known = {w.lower() for w in _WORD.findall(topic)}
-    words = [t for t in st.terms if t.lower() not in FRAMING and not {w.lower() for w in _WORD.findall(t)} <= known]
+    words = [t for t in st.terms
+             if t.lower() not in FRAMING and not {w.lower() for w in _WORD.findall(t)} <= topic.words]
     return " ".join(words[:POINT_WORDS]) if len(words) >= 2 else "", False
 
 
 def counter_queries(
-    topic: str, weak: Iterable[tuple[str, Statement]], asked: set[str], round_: int,
+    topic: Topic, weak: Iterable[tuple[str, Statement]], asked: set[str], round_: int,
 ) -> list[dict[str, object]]:
     """Up to MAX_PER_ROUND new queries against the weak statements ((why it is weak, statement) pairs, the
     weakest first): the claim's point with the topic, and its point disputed or denied; padded to MIN_PER_ROUND
     with searches for other kinds of accounts of the topic."""
     out: list[dict[str, object]] = []
-    subject = topic_phrase(topic)
+    subject = topic.phrase
 
     def add(query: str, aimed_at: str) -> None:
         k = key(query)

@@ -22,7 +22,7 @@ import numpy as np
 
 from historian_blueprint.mapping.figures import Figure
 from historian_blueprint.mapping.nlp import Statement
-from historian_blueprint.text.words import rounds_to
+from historian_blueprint.text.quantities import rounds_to
 from historian_blueprint.verify.alignment import align, flips
 from historian_blueprint.verify.rules.lexical import affix_pair
 from historian_blueprint.verify.rules.polarity import NEGATIONS

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from historian_blueprint.text.words import Quantity, quantities, rounds_to
+from historian_blueprint.text.quantities import Quantity, quantities, rounds_to
 
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 _UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()

@@ -25,7 +25,7 @@ from historian_blueprint.mapping import adversary, credibility, entities, synthe
 from historian_blueprint.mapping.compare import Comparison, Embed, compare
 from historian_blueprint.mapping.nlp import Reading, Statement, name_key, read_passages
 from historian_blueprint.mapping.schema import MapOutput
-from historian_blueprint.text.questions import MAX_TOPIC_CHARS
+from historian_blueprint.mapping.topic import YEAR, Topic, read_topic
 
 FACETS = ("{t}", "who was involved in {t}", "when did {t} happen", "where did {t} take place", "what caused {t}",
           "how many people were affected by {t}")
@@ -54,7 +54,7 @@ class MapContext:
 
 
 class MapState(TypedDict, total=False):
-    topic: str
+    topic: Topic  # read once where the map starts (mapping.topic)
     round: int
     pending: list[dict[str, Any]]
     queries: list[dict[str, Any]]
@@ -82,7 +82,7 @@ def scout(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     c = mctx(config)
     round_ = state.get("round", 0)
     pending = state.get("pending") or [
-        {"query": f.format(t=state["topic"]), "round": 0, "aimed_at": "facet", "new_sources": []} for f in FACETS]
+        {"query": f.format(t=state["topic"].text), "round": 0, "aimed_at": "facet", "new_sources": []} for f in FACETS]
     sources = {k: {**v, "passages": list(v["passages"]), "found_by": list(v["found_by"])}
                for k, v in (state.get("sources") or {}).items()}
     before = set(sources)
@@ -153,23 +153,21 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
             **({"stopped": True} if stopped else {})}
 
 
-_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _WEEKDAY = re.compile(r"\b(?:on|last)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
                       r"(?P<after>.{0,24})", re.I)
 _NOW = re.compile(r"\b(?:this (?:morning|afternoon|evening|forenoon)|at this hour|yesterday|to-?night|"
                   r"last (?:night|evening))\b", re.I)
 
 
-def event_year(topic: str, documents: list[Any]) -> int | None:
+def event_year(topic: Topic, documents: list[Any]) -> int | None:
     """The year of the topic's event: the one the topic names, else a year named (or dated) by at least half
     of its sources; None when there is no such year (a topic that is not one event)."""
-    named = _YEAR.findall(topic)
-    if named:
-        return int(named[0])
+    if topic.year is not None:
+        return topic.year
     docs = [d for d in documents if d is not None]
     counts: dict[int, int] = {}
     for d in docs:
-        for y in {int(y) for y in _YEAR.findall(d.text)} | ({d.year} if d.year else set()):
+        for y in {int(y) for y in YEAR.findall(d.text)} | ({d.year} if d.year else set()):
             counts[y] = counts.get(y, 0) + 1
     best = max(counts.items(), key=lambda kv: (kv[1], -kv[0]), default=None)
     return best[0] if best and len(docs) >= 2 and best[1] * 2 >= len(docs) else None
@@ -296,7 +294,7 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
                                            "text": texts[sid][t.start:t.end]}})
     authors = {sid: name_key(s.get("author") or "") for sid, s in state["credibility"].items()}
     output: dict[str, Any] = {
-        "topic": state["topic"],
+        "topic": state["topic"].text,
         "entities": ents,
         "relations": relations,
         "conflicts": synthesis.conflicts(comparison, cred, state["credibility"]),
@@ -304,7 +302,7 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         "counter_queries": [q for q in state.get("queries", []) if q["round"] > 0],
         "sources": sorted(state["credibility"].values(), key=lambda s: -s["credibility"]),
     }
-    output["report"] = synthesis.report(state["topic"], output)
+    output["report"] = synthesis.report(state["topic"].text, output)
     output["metadata"] = {
         "rounds": max([q["round"] for q in state.get("queries", [])] or [0]),
         "facet_queries": [q["query"] for q in state.get("queries", []) if q["round"] == 0],
@@ -352,14 +350,11 @@ def compiled():
     return build_graph().compile()
 
 
-def iter_map(topic: str, context: MapContext) -> Iterator[dict[str, Any]]:
-    """Run the map graph: a progress event per finished node, then ``{"event": "output", "output": ...}`` with
-    the output validated against the contract (its metadata holds the trace and latency)."""
-    topic = " ".join(topic.split())
-    if not topic:
-        raise ValueError("the topic is empty")
-    if len(topic) > MAX_TOPIC_CHARS:
-        raise ValueError(f"the topic is longer than {MAX_TOPIC_CHARS} characters")
+def iter_map(topic: Topic | str, context: MapContext) -> Iterator[dict[str, Any]]:
+    """Run the map graph on the topic (read here when it comes as text: ``read_topic``'s ValueError when it is
+    empty or too long): a progress event per finished node, then ``{"event": "output", "output": ...}`` with the
+    output validated against the contract (its metadata holds the trace and latency)."""
+    topic = read_topic(topic)
     t0 = time.perf_counter()
     trace: list[dict[str, Any]] = []
     final: dict[str, Any] = {}
@@ -378,7 +373,7 @@ def iter_map(topic: str, context: MapContext) -> Iterator[dict[str, Any]]:
     yield {"event": "output", "output": output}
 
 
-def run_map(topic: str, context: MapContext) -> dict[str, Any]:
+def run_map(topic: Topic | str, context: MapContext) -> dict[str, Any]:
     """iter_map to the end: the output."""
     for event in iter_map(topic, context):
         if event["event"] == "output":

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from historian_blueprint.mapping.nlp import ENTITY_TYPES, Mention, Reading, Triplet, merge_spans, read_passages
-from historian_blueprint.ask.roles.llm import LLMEngine
+from historian_blueprint.llm.engine import LLMEngine
 
 TYPES = frozenset(ENTITY_TYPES.values())
 ALIASES = {"location": "place", "gpe": "place", "organization": "organisation", "org": "organisation",

@@ -14,6 +14,7 @@ from historian_blueprint.app import get_services, get_settings, get_store
 from historian_blueprint.index import service
 from historian_blueprint.limits import Deadline, within
 from historian_blueprint.mapping.graph import MapContext, iter_map
+from historian_blueprint.mapping.topic import Topic
 from historian_blueprint.redaction import redact_text
 from historian_blueprint.settings import MapSettings, read
 
@@ -44,7 +45,7 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     )
     if client is not None or get_settings().engine == "llm":
         from historian_blueprint.mapping.llm_mapper import llm_mapper
-        from historian_blueprint.ask.roles.llm import LLMEngine
+        from historian_blueprint.llm.engine import LLMEngine
 
         context.mapper = llm_mapper(LLMEngine(client=client or get_services().llm()))
     for key, value in overrides.items():
@@ -54,10 +55,10 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     return context
 
 
-def stream_map(topic: str, *, user_id: str | None = None,
+def stream_map(topic: Topic | str, *, user_id: str | None = None,
                context: MapContext | None = None) -> Iterator[dict[str, Any]]:
     """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``; the run is
-    stored with kind "map"."""
+    stored with kind "map". ``topic``: as read by ``mapping.topic.read_topic`` (text is read there)."""
     events: list[dict[str, Any]] = []
     context = context or make_map_context()
     deadline = context.deadline or Deadline(get_settings().limits_timeout_s)  # from now
@@ -99,7 +100,7 @@ def bounded(mapper: Callable[..., Any] | None, deadline: Deadline) -> Callable[.
     return read
 
 
-def map_topic(topic: str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,
+def map_topic(topic: Topic | str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,
               context: MapContext | None = None) -> dict[str, Any]:
     """Map a topic to the end; return the output (metadata.run_id names the stored run)."""
     for event in stream_map(topic, user_id=user_id, context=context):

@@ -2,6 +2,6 @@
 for, its constraints, its shape (a comparison's sides: ``shapes``; a list's items: ``lists``) and a follow-up's
 carried subject. Every role of the ask graph reads that value; nothing below re-derives it from the text.
 
-Floor: above ``verify`` (whose question checks it reads: ``verify/asked.py``, ``verify/question.py``), below
+Layer: above ``verify`` (whose question checks it reads: ``verify/asked.py``, ``verify/question.py``), below
 ``roles``.
 """

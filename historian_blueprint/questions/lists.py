@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from historian_blueprint.schema import Fact
 from historian_blueprint.text.words import NUMBER_WORDS, content_words
 from historian_blueprint.verify.asked import GENERIC_NAMES
 from historian_blueprint.verify.question import constraints
@@ -93,7 +94,12 @@ def list_items(question: str, text: str, asked: int) -> list[str]:
       essential human freedoms"): one;
     - anything else: none. A passage that shares the topic, or even names the counted noun, is not therefore
       an item: counting it would tell the historian an item was found that was not."""
-    known = set(content_words(question))
+    return _items(text, asked, frozenset(content_words(question)))
+
+
+def _items(text: str, asked: int, known: frozenset[str]) -> list[str]:
+    """list_items, with the question's content words (``known``) read once for all its findings."""
+    heading = is_heading(text, asked)
     names = []
     for m in _ENUMERATION.finditer(text):
         for name in _NAME.findall(m.group()):
@@ -115,7 +121,7 @@ def list_items(question: str, text: str, asked: int) -> list[str]:
     parts = [" ".join(content_words(p)) for p in re.split(r";\s*(?:and\s+)?", after) if len(content_words(p)) >= 2]
     if len(parts) >= 2:  # "... the following: the repeal of ...; a revision of ...; and ...": each part
         return list(dict.fromkeys(parts))
-    if opens and not is_heading(text, asked):
+    if opens and not heading:
         return [" ".join(content_words(text))]
     first = _FIRST_ITEM.search(text)
     if first:  # "... I recommend that the Congress adopt: (1) A realistic tax law ...": the first item, the rest follow
@@ -136,14 +142,42 @@ def is_heading(text: str, asked: int) -> bool:
     return bool(count_words & set(re.findall(r"[a-z0-9]+", text.lower())))
 
 
+def listed(question: str, asked: int, facts: Sequence[Fact], heading_overlap: float,
+           known: frozenset[str]) -> tuple[list[Fact], int]:
+    """The findings that hold a list's items (list_items; in_scope), taken by score until as many items as asked
+    are found (at most 8), after the list's heading when the best finding is one (it holds no item and shares
+    ``heading_overlap`` of the question's words); an item two findings hold in other words is still distinct. They
+    come back in their documents' order (an enumeration in its own order), with how many items they hold (at most
+    ``asked``); none, and 0, when no finding is recognisably an item. ``known``: the question's content words (a
+    name the question gives is no item)."""
+    chosen: list[Fact] = []
+    seen: set[str] = set()  # the items the chosen findings hold (list_items' keys)
+    scope = _scope(question)
+    for fact in facts:
+        items = set()
+        if _within(scope, fact.text, fact.year):
+            items = set(_items(fact.text, asked, known))
+        heading = not chosen and not items and fact.overlap >= heading_overlap and fact is facts[0]
+        if items - seen or heading:
+            chosen.append(fact)
+            seen |= items
+        if len(seen) >= asked or len(chosen) == 8:
+            break
+    if not seen:
+        return [], 0
+    first = {f.source_id: n for n, f in reversed(list(enumerate(chosen)))}
+    return sorted(chosen, key=lambda f: (first[f.source_id], f.start)), min(len(seen), asked)
+
+
 def list_found(question: str, texts: list[str], asked: int, years: Sequence[int | None] = ()) -> int:
     """How many of a list's items these findings hold (list_items), at most ``asked``; an item two findings
     hold (the same names) is counted once; a finding of another year than the question names holds none
     (``years``: each finding's document's year; in_scope)."""
     seen: set[str] = set()
+    scope, known = _scope(question), frozenset(content_words(question))
     for n, text in enumerate(texts):
-        if in_scope(question, text, years[n] if n < len(years) else None):
-            seen.update(list_items(question, text, asked))
+        if _within(scope, text, years[n] if n < len(years) else None):
+            seen.update(_items(text, asked, known))
     return min(len(seen), asked)
 
 
@@ -152,7 +186,12 @@ def in_scope(question: str, text: str, year: int | None) -> bool:
     document is of that year or it names the year itself: another message's numbered points are not its items; a
     span ("between 1889 and 1907") keeps to its years; several years named keep to none. A passage whose document
     has no year is not ruled out."""
-    span, years = _scope(question)
+    return _within(_scope(question), text, year)
+
+
+def _within(scope: tuple[tuple[int, int] | None, frozenset[str]], text: str, year: int | None) -> bool:
+    """in_scope, with the question's span or years (``_scope``) read once for all its findings."""
+    span, years = scope
     if span:  # "between 1889 and 1907", "from 1933 to 1936": any year of the span
         low, high = span
         return year is None or low <= year <= high or any(low <= int(y) <= high for y in re.findall(r"\b\d{4}\b", text))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from historian_blueprint.text.markers import SOURCE_MARKER
-from historian_blueprint.text.normalize import is_question
+from historian_blueprint.text.quotations import is_question
 from historian_blueprint.text.spans import sentence_spans
 
 MIN_CLAIM_WORDS = 3

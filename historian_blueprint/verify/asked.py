@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from historian_blueprint.text.normalize import QUOTES
-from historian_blueprint.text.words import STOPWORDS, content_words, quantities
+from historian_blueprint.text.words import QUOTES
+from historian_blueprint.text.words import NUMBER_WORDS, STOPWORDS, content_words
+from historian_blueprint.text.quantities import quantities
 from historian_blueprint.verify.evidence import related_form
 
 # Words of a qualifier that point at the document itself, not at the world ("in his message", "in the interview").
@@ -75,6 +76,67 @@ def name_asked(question: str) -> str | None:
     match = re.match(r"\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?=names?\s+of\b)", q, re.I)
     named = _NAME_OF.match(q, match.end()) if match else None
     return named_noun(named) if named else None
+
+
+_FOCUS = re.compile(
+    r"^\s*(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?P<phrase>[\w' -]+?)\s+"
+    r"(?:of|on|in|for|with|to|by|at|during|that|from)\b",
+    re.I,
+)
+_PARTICIPLES = frozenset("given known called chosen taken written spoken shown seen made done held told built paid "
+                         "sent kept brought sung sold bought won lost found left put set".split())
+
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a "What was the X of ..." question asks for: X's head word (its stems, and as the question writes it),
+    and whether it asks for a name."""
+
+    wanted: frozenset[str] = frozenset()
+    noun: str = ""
+    name: bool = False
+
+    def answered_by(self, words: frozenset[str], text: str) -> bool:
+        """Does a finding (its content words and text) hold what is asked for: the noun, and a name if one is
+        asked (a proper name after the sentence's first word; quotes and brackets before it do not count)."""
+        if not self.wanted <= words:
+            return False
+        opened = text.strip().lstrip("\"'“‘([—- ")
+        return not self.name or bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}", opened))
+
+    def missing(self) -> str:
+        """What a refusal says is missing when no finding holds it."""
+        if not self.name:
+            return f"the {self.noun}"
+        return f"the name of the {self.noun}" if self.noun not in ("name", "names") else f"the {self.noun}"
+
+
+
+def focus(question: str) -> Focus:
+    """What a "What was the X of ..." question asks for.
+
+    "What was the Senate vote on the repeal?" asks for a vote; "What was the name of Julia Malone's mother?"
+    asks for a name, of a mother. Evidence that never mentions the vote (or names the mother) does not answer,
+    however much of the rest of the question it shares.
+    """
+    noun = name_asked(question)
+    if noun:
+        return Focus(frozenset(content_words(noun)), noun, True)
+    match = _FOCUS.match(question)
+    written = []
+    for w in (match.group("phrase").split() if match else []):
+        if w[:1].isupper() and written:  # "the four freedoms Roosevelt named": a name after the phrase opens
+            break                        # the clause that follows it ("the Senate vote" is one phrase)
+        if content_words(w) and w.lower() not in NUMBER_WORDS:
+            written.append(w)
+    while len(written) > 1 and (written[-1].endswith("ed") or written[-1].lower() in _PARTICIPLES):
+        written.pop()  # "the ship named in 1898" asks about a ship, "the name given to it" for a name
+    if not written:
+        return Focus()
+    if written[-1].lower() in ("name", "names"):  # "What was the name given to the plantation?"
+        return Focus(frozenset(), written[-1], True)
+    return Focus(frozenset(content_words(written[-1])), written[-1], False)
 
 
 def wanted(question: str) -> Wanted:

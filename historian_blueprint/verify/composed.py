@@ -64,18 +64,17 @@ def verify_composed(
     """The floor's verdict on every finding and prose sentence; a quote that could not be anchored is a
     failed citation (misquote), never dropped."""
     findings = answer_claims(draft)
-    verification = verify_claims(
-        findings + narrative_claims(draft), get_document=get_document, search=search, caps=caps,
-        passages=passages, checker=checker,
-    )
-    claims = [cl if cl.id <= len(findings) else cl.model_copy(update={"part": "narrative"})
-              for cl in verification.claims]
+    claims = findings + narrative_claims(draft)  # each finding, then each sentence of a model's prose
+    verification = verify_claims(claims, get_document=get_document, search=search, caps=caps, passages=passages,
+                                 checker=checker)
+    verdicts = [cl if cl.id <= len(findings) else cl.model_copy(update={"part": "narrative"})
+                for cl in verification.claims]
     failed = set(draft.failed_citations)
     misquote = settle(misquote=Said(MISQUOTED, "quote")).finding
     return [
         cl.model_copy(update={"verdict": misquote.verdict, "type": misquote.type, "severity": misquote.severity,
                               "confidence": 0.0, "reason": misquote.reason}) if cl.id in failed else cl
-        for cl in claims
+        for cl in verdicts
     ]
 
 

@@ -14,7 +14,8 @@ from functools import cached_property
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text.words import capitalized_terms, content_words, numbers
 from historian_blueprint.verify.alignment import Alignment, align
-from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, Evidence, as_stated, best_window
+from historian_blueprint.verify.evidence import (SUPPORT_THRESHOLD, Evidence, as_stated, best_elsewhere, best_window,
+                                                covered)
 
 Search = Callable[[str], Sequence[SourceText]]
 
@@ -86,6 +87,12 @@ class ClaimContext:
     def window_words(self) -> set[str]:
         return set(content_words(self.evidence.text)) if self.evidence else set()
 
+    @cached_property
+    def window_share(self) -> float:
+        """The share of the claim's words (``wordy``) its evidence window holds, a related form counting
+        (``evidence.covered``): read once, by every check that asks whether the evidence is close."""
+        return covered(self.wordy, self.window_words, self.names)
+
 
 def build_context(
     claim: str, documents: Sequence[SourceText], cited: Sequence[Cited] = (), search: Search | None = None,
@@ -131,27 +138,6 @@ def build_context(
             evidence = look(doc) or evidence
     elsewhere = None
     if cited_docs and (evidence is None or evidence.coverage < SUPPORT_THRESHOLD):
-        elsewhere = _support_elsewhere(body, words, names, documents, cited, search)
+        elsewhere = best_elsewhere(body, words, names, documents, cited, search)
     return ClaimContext(claim, speaker, body, words, names, list(documents), cited, primary, doc, evidence,
                         elsewhere, frame)
-
-
-def _support_elsewhere(
-    body: str, words: frozenset[str], names: frozenset[str], documents: Sequence[SourceText], cited: list[Cited],
-    search: Search | None,
-) -> tuple[SourceText, Evidence] | None:
-    """The best evidence in a document other than the cited ones (the given ones, then a search's)."""
-    cited_ids = {c.source_id for c in cited}
-    others = [d for d in documents if d.source_id not in cited_ids]
-    if search is not None:
-        others += [d for d in search(body) if d.source_id not in cited_ids]
-    best: tuple[SourceText, Evidence] | None = None
-    seen: set[str] = set()
-    for other in others:
-        if other.source_id in seen:
-            continue
-        seen.add(other.source_id)
-        found = best_window(words, other, names=names)
-        if found and (best is None or found.coverage > best[1].coverage):
-            best = (other, found)
-    return best

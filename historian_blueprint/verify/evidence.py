@@ -8,16 +8,15 @@ citation first, then in the whole document.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.text import readings
 from historian_blueprint.text.spans import CUT, claim_sentence_spans
-from historian_blueprint.text.words import (
-    FREQUENT, INFREQUENT, SCOPE_WORDS, content_words, name_words, quantities, rounds_to,
-)
+from historian_blueprint.text.quantities import quantities, rounds_to
+from historian_blueprint.text.words import FREQUENT, INFREQUENT, SCOPE_WORDS, content_words, name_words
 
 SUPPORT_THRESHOLD = 0.75   # share of the claim's content words the evidence must contain
 # Content words that only say how much or how often: a neighbouring sentence that adds nothing else of a claim
@@ -233,3 +232,24 @@ def naming(name: str, documents: Sequence[SourceText]) -> Iterator[tuple[SourceT
         for i, names in enumerate(word_sentences(doc.text)):
             if wanted <= names:
                 yield doc, i
+
+
+def best_elsewhere(
+    body: str, words: frozenset[str], names: frozenset[str], documents: Sequence[SourceText], cited: list[Cited],
+    search: Callable[[str], Sequence[SourceText]] | None,
+) -> tuple[SourceText, Evidence] | None:
+    """The best evidence in a document other than the cited ones (the given ones, then a search's)."""
+    cited_ids = {c.source_id for c in cited}
+    others = [d for d in documents if d.source_id not in cited_ids]
+    if search is not None:
+        others += [d for d in search(body) if d.source_id not in cited_ids]
+    best: tuple[SourceText, Evidence] | None = None
+    seen: set[str] = set()
+    for other in others:
+        if other.source_id in seen:
+            continue
+        seen.add(other.source_id)
+        found = best_window(words, other, names=names)
+        if found and (best is None or found.coverage > best[1].coverage):
+            best = (other, found)
+    return best

@@ -1,7 +1,8 @@
 """The support reading: how far a claim's evidence carries it, as one calibrated probability and the findings
 beside it, in one place: the support measurements (``verify/rules/support.py``, registered as rules of kind
 ``support``) read where the evidence allows (``applicable``), combined by the fitted combination
-(``verify/combination.py``). The decision reads it (``verify/grounding.decide``, ``verify/decision.settle``).
+(``verify/combination.py``). A claim's reading holds it (``verify/reading.py``); the decision reads it
+(``verify/decision.decide``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from historian_blueprint.text.words import as_written, content_words
 from historian_blueprint.verify.combination import Combiner, default_combiner, features
 from historian_blueprint.verify.context import ClaimContext
-from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, covered, sentence_count
+from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, sentence_count
 from historian_blueprint.verify.findings import Check, Finding
 from historian_blueprint.verify.rules import Registered, registered
 from historian_blueprint.verify.rules import support as measures
@@ -24,7 +25,7 @@ def applicable(ctx: ClaimContext, rule: Registered) -> bool:
         return True
     if ctx.evidence is None or ctx.doc is None:
         return False
-    close = covered(ctx.wordy, ctx.window_words, ctx.names) >= SUPPORT_THRESHOLD  # numbers are checked on their own
+    close = ctx.window_share >= SUPPORT_THRESHOLD  # numbers are checked on their own
     return rule.needs == "evidence" or close or (rule.needs == "passage" and _cites_a_passage(ctx))
 
 
@@ -44,6 +45,7 @@ class SupportReading:
     probability: float
     combiner: Combiner
     unexplained: list[str]
+    unexplained_shown: list[str]   # those words as the claim writes them ("named", not the stem "nam")
     own_voice: list[str]
     soft_failed: list[Finding]
     checks: list[Check]
@@ -69,8 +71,10 @@ def read_support(ctx: ClaimContext, question: str | None) -> SupportReading:
     p = combiner.probability(f)
     voice = measures.own_voice(ctx)
     f["own_voice"] = 0.0 if voice else 1.0  # read by the decision as a rule, not weighed
-    checks.append(Check("unexplained_words", not missing, ", ".join(as_written(missing, ctx.body)[:8])))
+    shown = as_written(missing, ctx.body)
+    checks.append(Check("unexplained_words", not missing, ", ".join(shown[:8])))
     if voice:
         checks.append(Check("own_voice", False, ", ".join(voice)))
     checks.append(Check("support", p >= combiner.threshold, f"p={p:.2f} (threshold {combiner.threshold:.2f})"))
-    return SupportReading(f, round(p, 4), combiner, missing, voice, [x for x in soft if x.verdict is not None], checks)
+    return SupportReading(f, round(p, 4), combiner, missing, shown, voice, [x for x in soft if x.verdict is not None],
+                          checks)

@@ -10,7 +10,8 @@ from flask import jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint import history
 from historian_blueprint.app import get_store
-from historian_blueprint.text.questions import MAX_TOPIC_CHARS, clean_question
+from historian_blueprint.mapping.topic import Topic, read_topic
+from historian_blueprint.text.questions import MAX_TOPIC_CHARS
 from historian_blueprint.web.auth import login_required
 from historian_blueprint.web.bodies import MapBody, json_body, parse, raw_json
 from historian_blueprint.web.csrf import csrf_token, protect
@@ -25,19 +26,19 @@ def load_map(run_id: str) -> dict[str, Any]:
     return load_run(run_id, "map", "map")
 
 
-def _topic(data: Any) -> str:
+def _topic(data: Any) -> Topic:
     if not hasattr(data, "get"):
         raise Problem(400, "bad_request", "send the form or a JSON object")
     topic = data.get("topic")
     if not isinstance(topic, str):
         raise Problem(400, "bad_request", "topic must be a string")
-    try:  # control characters (NUL, ESC ...) dropped, spaces collapsed: as a question is
-        return clean_question(topic, MAX_TOPIC_CHARS, "the topic")
+    try:  # read once (control characters dropped, spaces collapsed: as a question is); the map reads the value
+        return read_topic(topic)
     except ValueError as exc:
         raise Problem(400, "bad_request", str(exc)) from None
 
 
-def _map(topic: str) -> dict[str, Any]:
+def _map(topic: Topic) -> dict[str, Any]:
     from historian_blueprint.mapping.run import map_topic  # on use: spaCy loads with the first map
 
     with index_problems(), running("map"):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from historian_blueprint.app import Services
 from historian_blueprint.ask.roles.base import Engine
-from historian_blueprint.ask.roles.llm import LLMEngine, llm_engine
+from historian_blueprint.ask.roles.llm import llm_engine
+from historian_blueprint.llm.engine import LLMEngine
 from historian_blueprint.ask.roles.offline import offline_engine
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.llm.prompts import load_calibration

@@ -11,35 +11,23 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact
-from historian_blueprint.questions.lists import in_scope, list_found, list_items
-from historian_blueprint.questions.reading import Focus, Question
-from historian_blueprint.ask.roles.sides import Embed, per_side
-from historian_blueprint.ask.roles.written import lead
+from historian_blueprint.schema import Answer, Fact
+from historian_blueprint.questions.reading import Question
+from historian_blueprint.ask.roles import choosing
+from historian_blueprint.ask.roles.choosing import MIN_FACT_SCORE, MIN_OVERLAP
+from historian_blueprint.ask.roles.sides import Embed
+from historian_blueprint.ask.roles.written import answer, refusal
 from historian_blueprint.text.dialect import standard_words
 from historian_blueprint.text.markers import renumber_last
-from historian_blueprint.text.normalize import display
 from historian_blueprint.text.spans import MAX_QUOTE, quote_spans
 from historian_blueprint.text.words import content_words, tokenize
 from historian_blueprint.verify.asked import holds_type
 from historian_blueprint.verify.question import unmet
 from historian_blueprint.verify.reader import default_reader, reader_in_use
 
-MIN_FACT_SCORE = 0.34   # below this the best evidence shares too little with the question: refuse
-# an answering fact holds a third of the question's content words (a question may reword the rest)
-MIN_OVERLAP = 0.34
 MIN_CONTEXT_OVERLAP = 0.25  # supporting findings may share less, but must share something
 _WORDLIKE = re.compile(r"^[A-Za-z][a-z]*[,.;:!?'\"”’)]*$|^[\d$][\d,.$%]*[,.;:]*$|"
                        r"^[“‘\"'(]?[A-Za-z][a-z]*[,.;:!?”’\"')]*$")
-
-
-def answers_focus(fact: Fact, focus: Focus) -> bool:
-    """Does the finding hold what a "What was the X of ..." question asks for (its noun; a name, if asked)."""
-    if not focus.wanted <= set(content_words(fact.text)):
-        return False
-    if focus.name:  # a proper name after the sentence's first word (quotes and brackets before it do not count)
-        return bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]{2,}", fact.text.strip().lstrip("\"'“‘([—- ")))
-    return True
 
 
 def text_quality(sentence: str) -> float:
@@ -104,7 +92,8 @@ def extract(q: Question, hits: list[dict[str, Any]], limit: int = 24,
         spans = quote_spans(hit["text"])
         for n, (s, e) in enumerate(spans):
             sentence = hit["text"][s:e]
-            words = set(content_words(sentence)) | standard_words(sentence)  # "Marster tole us": master, tell
+            own = content_words(sentence)
+            words = set(own) | standard_words(sentence)  # "Marster tole us": master, tell
             if not q_words & words:
                 continue
             typed = holds_type(kind, sentence, question=text)  # always, when the question asks for no type
@@ -114,7 +103,8 @@ def extract(q: Question, hits: list[dict[str, Any]], limit: int = 24,
                 if holds_type(kind, following, question=text) and spans[n + 1][1] - s <= MAX_QUOTE:
                     e = spans[n + 1][1]
                     sentence, typed = hit["text"][s:e], True
-                    words = set(content_words(sentence)) | standard_words(sentence)
+                    own = content_words(sentence)
+                    words = set(own) | standard_words(sentence)
             if len(words) < 4:
                 continue
             overlap = len(q_words & (words | metadata)) / max(len(q_words), 1)
@@ -131,7 +121,7 @@ def extract(q: Question, hits: list[dict[str, Any]], limit: int = 24,
                 facts[key] = Fact(
                     source_id=hit["source_id"], title=hit["title"], author=hit.get("author"), year=hit.get("year"),
                     start=start, end=hit["start"] + e, text=sentence, locator=hit["locator"], score=round(score, 4),
-                    overlap=round(overlap, 4),
+                    overlap=round(overlap, 4), words=frozenset(own),
                 )
     ranked = sorted(facts.values(), key=lambda f: -f.score)
     return by_reader(q, ranked)[:limit]
@@ -160,27 +150,31 @@ def by_reader(question: Question, ranked: list[Fact]) -> list[Fact]:
     return sorted(read, key=lambda f: -f.score) + ranked[READ_FACTS:]
 
 
-def _redundant(fact: Fact, chosen: list[Fact]) -> bool:
-    words = set(content_words(fact.text))
-    for other in chosen:
-        theirs = set(content_words(other.text))
-        if len(words & theirs) / max(min(len(words), len(theirs)), 1) > 0.6:
-            return True
-    return False
-
-
 def compose(q: Question, facts: list[Fact], searched: list[str], n_documents: int,
             passages: Sequence[str] = (), labels: dict[str, str] | None = None, embed: Embed | None = None) -> Answer:
     """Build the answer from the best non-redundant evidence sentences, each quoted once and cited, under a lead
-    sentence of Historian's own that says who answers, where, and with which words. ``passages``: the retrieved
-    passages the facts were read from (a constraint one of them mentions is no reason to refuse; whether the
-    cited sentences carry it is the premise check's to flag). The question's shape: a comparison gets the best
-    findings of each side; a list as many findings as items asked. ``labels``: each document's name as a historian
-    cites it (who, what, when; text.labels.source_label). ``embed``: the encoder a comparison's sides are read with
-    (ask.roles.sides: each side answers by its words or its meaning, or is "not found for this side")."""
+    sentence of Historian's own that says who answers, where, and with which words (``written.answer``), or say
+    why the collection does not answer (``written.refusal``). ``passages``: the retrieved passages the facts were
+    read from (a constraint one of them mentions is no reason to refuse; whether the cited sentences carry it is the
+    premise check's to flag). The findings are chosen by the question's shape (``ask.roles.choosing``). ``labels``: each
+    document's name as a historian cites it (who, what, when; text.labels.source_label). ``embed``: the encoder a
+    comparison's sides are read with (ask.roles.sides)."""
+    missing = unheld(q, facts, passages)
+    chosen, found = ([], 0) if missing is not None else choosing.choose(q, facts, embed)
+    if missing is None and len(chosen) < (1 if found or q.shape.comparison else 3):
+        missing = ""  # a list answers with the items it found, however few; a comparison with any side found
+    if missing is not None:
+        return refusal(q.text, facts, searched, n_documents, missing=missing or None)
+    return answer(q, chosen, found, labels or {})
+
+
+def unheld(q: Question, facts: Sequence[Fact], passages: Sequence[str]) -> str | None:
+    """Why the findings cannot answer, or None: "" when none shares enough of the question (a comparison's sides
+    are read on their own instead); a name or date of the question nothing retrieved mentions (its premise); what
+    a "What was the X of ..." question asks for when no finding holds it."""
     shape = q.shape
     if not shape.comparison and not any(f.score >= MIN_FACT_SCORE and f.overlap >= MIN_OVERLAP for f in facts):
-        return refusal(q.text, facts, searched, n_documents)
+        return ""
     sides = {w for side in shape.sides for w in side.words} if shape.comparison else set()
     absent = [c for c in unmet(q.text,
                                [f"{f.text} {f.title} {f.author or ''} {f.year or ''}" for f in facts] + list(passages),
@@ -188,81 +182,11 @@ def compose(q: Question, facts: list[Fact], searched: list[str], n_documents: in
               if c.kind in ("name", "date") and not (c.words & sides)]  # a figure or qualifier nothing cited gives is
     # flagged, not refused: the passages may word it otherwise ("in bondage": "owned"), and "(1)" may be no figure at
     # all; a side of a comparison nothing mentions is "not found for this side", not a reason to refuse the rest
-    if absent:  # the question's premise: a name or date nothing retrieved mentions
-        return refusal(q.text, facts, searched, n_documents, missing=" or ".join(f"“{c.text}”" for c in absent))
-    noun = q.focus.noun
-    if q.focus.wanted and not any(answers_focus(f, q.focus) for f in facts):
-        what = ((f"the name of the {noun}" if noun not in ("name", "names") else f"the {noun}") if q.focus.name
-                else f"the {noun}")
-        return refusal(q.text, facts, searched, n_documents, missing=what)
-    if shape.comparison:
-        chosen = per_side(set(q.words), facts, shape, _redundant, set(q.names), embed=embed)
-        if not chosen:
-            return refusal(q.text, facts, searched, n_documents)
-    else:
-        chosen = _best(q, facts)
-        items = shape.kind == "list" and shape.asked and list_found(q.text, [f.text for f in chosen], shape.asked,
-                                                                    [f.year for f in chosen])
-        if len(chosen) < (1 if items else 3):  # a list answers with the items it found, however few
-            return refusal(q.text, facts, searched, n_documents)
-    citations = [
-        Citation(id=n, source_id=f.source_id, title=f.title, author=f.author, year=f.year, locator=f.locator,
-                 text=f.text, start=f.start, end=f.end)
-        for n, f in enumerate(chosen, start=1)
-    ]
-    bullets = [f"{_attribution(f)}: “{display(f.text)}” [{n}]" for n, f in enumerate(chosen, start=1)]
-    names = labels or {}
-    return Answer(answer=lead(q, citations, names), bullets=bullets,
-                  citations=citations, summary=True)
-
-
-def _best(question: Question, facts: list[Fact]) -> list[Fact]:
-    """The best non-redundant findings by score (a sentence that words the question differently may hold the
-    answer): four; for a list, the best that hold its items (questions.lists.list_items), until as many items as
-    asked are found, after the list's heading if one was found first."""
-    shape = question.shape
-    if shape.kind == "list" and shape.asked:
-        chosen: list[Fact] = []
-        seen: set[str] = set()  # the items the chosen findings hold (list_items' keys)
-        for fact in facts:
-            items = (set(list_items(question.text, fact.text, shape.asked))
-                     if in_scope(question.text, fact.text, fact.year) else set())
-            heading = not chosen and not items and fact.overlap >= MIN_OVERLAP and fact is facts[0]
-            if items - seen or (heading and not _redundant(fact, chosen)):  # items alike in wording are still distinct
-                chosen.append(fact)
-                seen |= items
-            if len(seen) >= shape.asked or len(chosen) == 8:
-                break
-        if seen:
-            first = {f.source_id: n for n, f in reversed(list(enumerate(chosen)))}
-            return sorted(chosen, key=lambda f: (first[f.source_id], f.start))  # an enumeration in its own order
-        # no passage is recognisably an item: the best passages, and the page says none of the items was found
-    chosen = []
-    for fact in facts:
-        if not _redundant(fact, chosen):
-            chosen.append(fact)
-        if len(chosen) == min(max(shape.asked or 4, 3), 8):
-            break
-    return chosen
-
-
-def _attribution(fact: Fact) -> str:
-    who = fact.author or fact.title
-    when = f" ({fact.year})" if fact.year else ""
-    return f"{who}{when}, {fact.locator}"
-
-
-def refusal(question: str, facts: list[Fact], searched: list[str], n_documents: int,
-            missing: str | None = None) -> Answer:
-    """Say that the collection does not answer, and what was searched."""
-    closest = "; ".join(f"{f.title} ({f.locator})" for f in facts[:3]) or "none"
-    why = f"mention the subject but not {missing}" if missing else "do not contain enough of the question to answer it"
-    text = (
-        f"{REFUSAL_PREFIX} “{question}”. Searched {n_documents} documents for: "
-        + "; ".join(f"“{q}”" for q in searched)
-        + f". The closest passages ({closest}) {why}."
-    )
-    return Answer(answer=text, bullets=[], citations=[], refusal=True)
+    if absent:
+        return " or ".join(f"“{c.text}”" for c in absent)
+    if q.focus.wanted and not any(q.focus.answered_by(f.words, f.text) for f in facts):
+        return q.focus.missing()
+    return None
 
 
 def revise(draft: Answer, flagged_citations: set[int]) -> Answer:

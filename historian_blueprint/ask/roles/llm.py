@@ -11,15 +11,13 @@ from being verified.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from historian_blueprint.config import ROLES
 from historian_blueprint.llm import prompts
-from historian_blueprint.llm.client import LLMClient, LLMError, Usage
+from historian_blueprint.llm.client import LLMError
+from historian_blueprint.llm.engine import LLMEngine
 from historian_blueprint.ask.roles import extractive, replies
 from historian_blueprint.ask.roles.anchoring import claims_block, confirm, evidence_block, to_answer
 from historian_blueprint.ask.roles.base import Engine, Judgement, Outcome, Reports, Task
@@ -28,26 +26,6 @@ from historian_blueprint.schema import (
     Answer, ChallengeReport, ClaimVerdict, CounterReport, Fact, InterrogationReport, JudgeReport,
 )
 from historian_blueprint.settings import VERIFYING_ROLES, Caps
-
-
-@dataclass
-class LLMEngine:
-    """One run's view of the LLM engine: the shared client and this run's token usage."""
-
-    client: LLMClient
-    calibration: list[dict[str, Any]] = field(default_factory=lambda: prompts.SKEPTIC_EXAMPLES)
-    usage: Usage = field(default_factory=Usage)
-    prompt_version: str = prompts.PROMPT_VERSION
-
-    def ask(self, role: str, task_input: str, schema: type[BaseModel], extra_system: str = "") -> Any:
-        system = prompts.system(prompts.TASKS[role], schema.model_json_schema())
-        if extra_system:
-            system += "\n\n" + extra_system
-        return self.client.structured(role, [SystemMessage(content=system), HumanMessage(content=task_input)],
-                                      schema, self.usage)
-
-    def models(self) -> dict[str, str]:
-        return {role: self.client.settings.role(role).model for role in ROLES}
 
 
 def _claims_task(task: Task, draft: Answer, claims: list[ClaimVerdict]) -> str:

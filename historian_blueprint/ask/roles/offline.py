@@ -70,7 +70,7 @@ class OfflineRoles:
 
     def refuse(self, task: Task) -> Answer:
         """Say that the collection does not answer (with the closest evidence sentences it found)."""
-        return extractive.refusal(task.question, self.extract(task), task.sub_queries, task.n_documents)
+        return written.refusal(task.question, self.extract(task), task.sub_queries, task.n_documents)
 
     def challenge(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[ChallengeReport]:
         return Outcome(floor.challenge(claims, self.caps))

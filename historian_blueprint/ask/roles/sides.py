@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from historian_blueprint.questions.shapes import Shape, Side, belongs, side_words
+from historian_blueprint.questions.shapes import Shape, Side, belongs
 from historian_blueprint.schema import Fact
 from historian_blueprint.text.spans import quote_spans
 from historian_blueprint.text.words import content_words
@@ -44,7 +44,7 @@ COMPARING = frozenset(content_words("compare compared comparison contrast contra
 def topic_words(question_words: set[str], shape: Shape) -> set[str]:
     """The question's words other than its sides' and the comparing ones ("Wilson vs Roosevelt on the trusts":
     trust)."""
-    return question_words - {w for side in shape.sides for w in side_words(side)} - COMPARING
+    return question_words - shape.named - COMPARING
 
 
 def topic_text(side: Side) -> str:
@@ -57,8 +57,7 @@ def topic_text(side: Side) -> str:
     return " ".join(text.split()).strip(" :,;") or side.query
 
 
-def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
-             redundant: Callable[[Fact, list[Fact]], bool], names: set[str] = frozenset(),
+def per_side(question_words: set[str], facts: list[Fact], shape: Shape, names: set[str] = frozenset(),
              embed: Embed | None = None) -> list[Fact]:
     """For each side in turn, its best findings among the sentences that speak for it (see the module's
     docstring). A name of the question both sides share (``names``: "Wilson" in "Wilson's 1914 and 1915
@@ -66,15 +65,14 @@ def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
     topic words alone decide."""
     topic = topic_words(question_words, shape)
     unique = list({(f.source_id, f.start): f for f in facts}.values())
-    words = {id(f): set(content_words(f.text)) for f in unique}
-    df = {w: sum(w in words[id(f)] for f in unique) for w in topic}
+    df = {w: sum(w in f.words for f in unique) for w in topic}
     idf = {w: math.log((len(unique) + 1) / (df[w] + 1)) + 0.1 for w in topic}
     total = sum(idf.values())
 
     def shared(f: Fact) -> float:
         if not total:
             return 0.0
-        mine = words[id(f)] | ((topic & names) & set(content_words(f"{f.title} {f.author or ''}")))
+        mine = f.words | ((topic & names) & set(content_words(f"{f.title} {f.author or ''}")))
         return sum(idf[w] for w in topic & mine) / total
 
     chosen: list[Fact] = []
@@ -93,7 +91,7 @@ def per_side(question_words: set[str], facts: list[Fact], shape: Shape,
         for f in ranked:  # nothing reaching the floor: "not found for this side"
             if len(mine) == PER_SIDE or score[id(f)] < MIN_SIDE:
                 break
-            if not redundant(f, mine):
+            if not f.repeats(mine):
                 mine.append(f)
         chosen += mine
     return chosen
@@ -114,9 +112,10 @@ def sentences_of(hits: Sequence[dict[str, Any]]) -> list[Fact]:
     for hit in hits:
         for s, e in quote_spans(hit["text"]):
             text = hit["text"][s:e]
-            if len(set(content_words(text))) < 4:
+            words = frozenset(content_words(text))
+            if len(words) < 4:
                 continue
             out.append(Fact(source_id=hit["source_id"], title=hit["title"], author=hit.get("author"),
                             year=hit.get("year"), start=hit["start"] + s, end=hit["start"] + e, text=text,
-                            locator=hit["locator"], score=0.0))
+                            locator=hit["locator"], score=0.0, words=words))
     return out

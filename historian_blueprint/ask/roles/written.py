@@ -1,8 +1,8 @@
 """The answer's own words, offline: the lead sentence that says who answers, where and with which words, and
 the findings a list needs (an enumeration read on past the sentence found; each side of a comparison: ask.roles.sides).
 
-``extractive.compose`` chooses the findings and calls these; the whole passages follow the lead on the page,
-each quoted once under its source.
+``extractive.compose`` chooses the findings (``ask.roles.choosing``) and calls these (``answer``, or ``refusal``
+with why); the whole passages follow the lead on the page, each quoted once under its source.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from historian_blueprint.questions.lists import ORDINAL_OPENING, introduces, is_heading, list_found, list_items
+from historian_blueprint.questions.lists import ORDINAL_OPENING, introduces, is_heading, list_items
 from historian_blueprint.questions.reading import Question
 from historian_blueprint.questions.shapes import belongs, name_of
-from historian_blueprint.schema import Citation, Fact, SourceText
-from historian_blueprint.text.normalize import display
+from historian_blueprint.schema import REFUSAL_PREFIX, Answer, Citation, Fact, SourceText
+from historian_blueprint.text.quotations import display
 from historian_blueprint.text.spans import Layouts, sentence_spans
 from historian_blueprint.text.words import content_words
 
@@ -64,9 +64,9 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
                 read = 0  # an enumeration goes on while its items do: read on past the last one found
             if item and (fact.source_id, start) not in have and e - start <= 600:
                 have.add((fact.source_id, start))
-                out.append(fact.model_copy(update={"start": start, "end": e, "text": doc.text[start:e],
-                                                   "score": fact.score - 0.001,
-                                                   "locator": layouts.locate(doc.source_id, doc.text, start, e)}))
+                out.append(Fact(**{**fact.model_dump(), "start": start, "end": e, "text": doc.text[start:e],
+                                   "score": fact.score - 0.001,  # a new sentence: its words are read anew
+                                   "locator": layouts.locate(doc.source_id, doc.text, start, e)}))
             if read == ENUMERATION_READ:
                 break
     return sorted(out, key=lambda f: -f.score)
@@ -78,10 +78,38 @@ _BARE_ORDINAL = re.compile(rf"\(?{_ORDINALS}[.):]?", re.I)          # a sentence
 _TRAILING_ORDINAL = re.compile(rf"[.:]\s+{_ORDINALS}[.:]\s*$", re.I)  # a sentence that ends on the first item's ordinal
 
 
-def lead(question: Question, citations: Sequence[Citation], labels: dict[str, str]) -> str:
+def answer(question: Question, chosen: Sequence[Fact], found: int, labels: dict[str, str]) -> Answer:
+    """The chosen findings as the answer: each quoted once and cited under its source, after the lead (``lead``;
+    ``found``: how many of a list's items they hold)."""
+    citations = [
+        Citation(id=n, source_id=f.source_id, title=f.title, author=f.author, year=f.year, locator=f.locator,
+                 text=f.text, start=f.start, end=f.end)
+        for n, f in enumerate(chosen, start=1)
+    ]
+    bullets = [f"{f.author or f.title}{f' ({f.year})' if f.year else ''}, {f.locator}: “{display(f.text)}” [{n}]"
+               for n, f in enumerate(chosen, start=1)]
+    return Answer(answer=lead(question, citations, labels, found), bullets=bullets, citations=citations, summary=True)
+
+
+def refusal(question: str, facts: Sequence[Fact], searched: Sequence[str], n_documents: int,
+            missing: str | None = None) -> Answer:
+    """Say that the collection does not answer, what was searched, and the closest passages (``missing``: what
+    they lack, when it is one thing)."""
+    closest = "; ".join(f"{f.title} ({f.locator})" for f in facts[:3]) or "none"
+    why = f"mention the subject but not {missing}" if missing else "do not contain enough of the question to answer it"
+    text = (
+        f"{REFUSAL_PREFIX} “{question}”. Searched {n_documents} documents for: "
+        + "; ".join(f"“{q}”" for q in searched)
+        + f". The closest passages ({closest}) {why}."
+    )
+    return Answer(answer=text, bullets=[], citations=[], refusal=True)
+
+
+def lead(question: Question, citations: Sequence[Citation], labels: dict[str, str], found: int = 0) -> str:
     """The answer's first sentences, in Historian's words: who answers, in what and when, with a short excerpt
     of what they said (the whole passages follow, each once, under their sources). A comparison says who
-    speaks for each side and which side nothing was found for; a list how many of the items asked it found."""
+    speaks for each side and which side nothing was found for; a list how many of the items asked it found
+    (``found``, as the findings were chosen: questions.lists.listed)."""
     if not citations:
         return ""
     words, shape = set(question.words), question.shape
@@ -109,7 +137,6 @@ def lead(question: Question, citations: Sequence[Citation], labels: dict[str, st
             + f" bear{'s' if more == 1 else ''} on the question.") if more else ""
     opening = f"{who(first)}, {first.locator}, answers most directly: “{excerpt(first.text, words)}” [1]."
     if shape.kind == "list" and shape.asked:
-        found = list_found(question.text, [c.text for c in citations], shape.asked, [c.year for c in citations])
         if not found:
             return (f"None of the {shape.asked} asked for could be picked out in the passages found. The nearest is "
                     f"{who(first)}, {first.locator}: “{excerpt(first.text, words)}” [1].{rest}")

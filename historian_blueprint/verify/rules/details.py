@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from historian_blueprint.text.normalize import normalize
-from historian_blueprint.text.words import capitalized_terms, quantities, rounds_to, words
+from historian_blueprint.text.words import normalize
+from historian_blueprint.text.words import capitalized_terms, words
+from historian_blueprint.text.quantities import quantities, rounds_to
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import names_together as mentioned_together
 from historian_blueprint.verify.findings import Check, Finding, failed, passed

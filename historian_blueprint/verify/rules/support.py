@@ -3,7 +3,7 @@ and the support in the cited document rather than another one."""
 
 from __future__ import annotations
 
-from historian_blueprint.text.normalize import is_question
+from historian_blueprint.text.quotations import is_question
 from historian_blueprint.text.words import as_written, content_words, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, covered, document_words, related_form, sentences_of
@@ -36,7 +36,7 @@ def evidence(ctx: ClaimContext) -> Finding | None:
 @rule("support", 10, needs="evidence")
 def coverage(ctx: ClaimContext) -> Finding:
     """The evidence holds most of the claim's words (numbers are checked on their own)."""
-    share = covered(ctx.wordy, ctx.window_words, ctx.names)
+    share = ctx.window_share
     check = Check("coverage", share >= SUPPORT_THRESHOLD, f"{share:.2f} of the claim's words in the evidence")
     if check.ok:
         return passed(check)

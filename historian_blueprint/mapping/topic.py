@@ -1,0 +1,34 @@
+"""A map's topic read once: the ``Topic`` value a map builds where it starts (the page, the API, the CLI) and
+every step of the map reads: the text as asked (validated once), the phrase its searches use, its words (a
+claim's point leaves them out), the year it names. Nothing downstream derives these again from the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from historian_blueprint.text.questions import MAX_TOPIC_CHARS, clean_question
+
+YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic as read once (see the module's docstring)."""
+
+    text: str                # as asked: control characters dropped, spaces collapsed
+    phrase: str              # as a search: without a leading article ("Ravensdyke explosion of 1868")
+    words: frozenset[str]    # its words, lowercased
+    year: int | None         # the year it names (the first, when it names several); None when it names none
+
+
+def read_topic(raw: object) -> Topic:
+    """The topic read once; ``ValueError`` naming what is wrong when it is empty or longer than MAX_TOPIC_CHARS."""
+    if isinstance(raw, Topic):
+        return raw
+    text = clean_question(raw, MAX_TOPIC_CHARS, "the topic")
+    named = YEAR.findall(text)
+    return Topic(text=text, phrase=re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I),
+                 words=frozenset(w.lower() for w in _WORD.findall(text)), year=int(named[0]) if named else None)

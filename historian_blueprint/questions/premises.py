@@ -1,0 +1,42 @@
+"""The question's premises held against an answer's citations: what the question names (whom, what, when, which
+figure) that no cited passage mentions, read as the run read the question (``Question.premises``;
+``verify.question.premise_of`` decides). A comparison's sides are read in different documents: each side's
+question against its own citations, and a side nothing was found for is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from historian_blueprint.questions.reading import Question
+from historian_blueprint.questions.shapes import described
+from historian_blueprint.schema import Citation, SourceText
+from historian_blueprint.verify.question import premise_of
+
+
+def unmet_premises(asked: Question | None, citations: Sequence[Citation],
+                   get_document: Callable[[str], SourceText | None]) -> dict[str, Any] | None:
+    """What of the question no citation mentions (``{"unmet", "finding", "refuse", "asks"}``), or None."""
+    spans = [(cit.source_id, cit.text, f"{cit.title} {cit.author or ''} {cit.year or ''}") for cit in citations]
+    if not spans or asked is None:
+        return None
+    shape = asked.shape
+    if not shape.comparison:
+        return premise_of(asked.text, spans, get_document, asked.premises)
+    table = described(shape, asked.text, [c.model_dump() for c in citations]) or {}
+    unmet: list[dict[str, Any]] = []
+    findings: list[str] = []
+    for side, side_read, row in zip(shape.sides, asked.sides, table.get("sides", [])):  # each as read
+        if not row["found"]:
+            unmet.append({"text": side.label, "kind": "side"})
+            findings.append(f"nothing in the collection was found for {side.label}")
+            continue
+        mine = [span for span, cit in zip(spans, citations) if cit.id in row["citations"]]
+        found = premise_of(side.query, mine, get_document, side_read.premises)
+        if found:
+            unmet += found["unmet"]
+            findings.append(f"for {side.label}: {found['finding']}")
+    if not findings:
+        return None
+    return {"unmet": unmet, "finding": "; ".join(findings), "refuse": False, "asks": "comparison"}
