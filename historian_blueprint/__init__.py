@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint.app import (
+from historian_blueprint.services import (
     Services, get_services, get_settings, get_store, provide, setup,
 )
 from historian_blueprint.cli import build_cli

@@ -16,7 +16,7 @@ from flask.cli import AppGroup, with_appcontext
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
-from historian_blueprint.app import get_settings, get_services, get_store
+from historian_blueprint.services import get_settings, get_services, get_store
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.index import service
 from historian_blueprint.present import formats

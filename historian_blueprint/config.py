@@ -6,7 +6,7 @@ them equal). Values are layered, later wins: the defaults here < the YAML profil
 ``HISTORIAN_PROFILE`` < environment variables ``HISTORIAN_<KEY>`` (parsed as YAML) < keyword options of
 ``Historian(app, **options)`` < keys the host set in ``app.config`` before ``init_app``. An unknown key or a bad
 value raises ``ConfigError`` naming it. The settings are read once, at ``init_app``; the app keeps them
-(``historian_blueprint.app.get_settings()``) and mirrors them into ``app.config`` for the host to read.
+(``historian_blueprint.services.get_settings()``) and mirrors them into ``app.config`` for the host to read.
 """
 
 from __future__ import annotations

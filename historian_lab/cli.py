@@ -14,7 +14,7 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
-from historian_blueprint.app import get_settings, get_services, get_store
+from historian_blueprint.services import get_settings, get_services, get_store
 from historian_blueprint.index import service
 from historian_blueprint.serving import default_workers
 

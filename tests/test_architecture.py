@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("config",),
     ("settings",),
     ("store", "migrate", "corpus", "llm", "history"),
-    ("app",),
+    ("services",),
     ("index",),
     ("verify",),
     ("questions",),                            # what a question asks, read once (issue 40)

@@ -25,7 +25,7 @@ def _app(home: Path):
 
 
 def _build(app) -> dict:
-    from historian_blueprint.app import get_store
+    from historian_blueprint.services import get_store
     from historian_blueprint.index import service
 
     with app.app_context():
@@ -37,7 +37,7 @@ def _build(app) -> dict:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """A demo home with two good generations of a small collection (the second after one document changed)."""
-    from historian_blueprint.app import get_store
+    from historian_blueprint.services import get_store
 
     os.environ["HISTORIAN_DEMO_USERS"] = USERS
     try:
@@ -59,7 +59,7 @@ def built(tmp_path_factory):
 
 
 def get_state_close(app) -> None:
-    from historian_blueprint.app import get_services
+    from historian_blueprint.services import get_services
 
     get_services(app).stores.close()
 
@@ -241,7 +241,7 @@ def test_a_damaged_store_collection_makes_health_unhealthy(home):
     app = _app(home)
     client = app.test_client()
     assert client.get("/historian/api/health").status_code == 200
-    from historian_blueprint.app import get_services
+    from historian_blueprint.services import get_services
 
     get_services(app).stores.close()
     runs = [p for p in (home / "store").rglob("*") if p.is_file() and "runs" in p.name]
@@ -255,7 +255,7 @@ def test_a_damaged_store_collection_makes_health_unhealthy(home):
 @pytest.mark.parametrize("case", ["manifest.json garbage", "documents.json deleted"])
 def test_a_full_rebuild_and_a_retry_of_failed_documents_mend_a_damaged_generation(home, case):
     """The remedy the damage names works on every damage, and a retry of some documents never publishes only them."""
-    from historian_blueprint.app import get_settings, get_store
+    from historian_blueprint.services import get_settings, get_store
     from historian_blueprint.index import service
     from historian_blueprint.index.builder import reindex
     from historian_blueprint.settings import IndexSettings, read

@@ -9,7 +9,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from historian_blueprint import history as run_history
-from historian_blueprint.app import Services, get_services, get_settings, get_store
+from historian_blueprint.services import Services, get_services, get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.ask.graph import compiled
 from historian_blueprint.ask.nodes import Context, finalize

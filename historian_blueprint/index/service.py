@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
-from historian_blueprint.app import Services, get_settings, get_services, get_store, provide
+from historian_blueprint.services import Services, get_settings, get_services, get_store, provide
 from historian_blueprint.config import ConfigError
 from historian_blueprint.index import jobs
 from historian_blueprint.index.atlas import AtlasRetriever, export_chunks

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from historian_blueprint import history
-from historian_blueprint.app import get_services, get_settings, get_store
+from historian_blueprint.services import get_services, get_settings, get_store
 from historian_blueprint.index import service
 from historian_blueprint.limits import Deadline, within
 from historian_blueprint.mapping.graph import MapContext, iter_map

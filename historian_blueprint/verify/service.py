@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from historian_blueprint.app import get_services, get_store
+from historian_blueprint.services import get_services, get_store
 from historian_blueprint.index import service
 from historian_blueprint.limits import Deadline
 from historian_blueprint.schema import SourceText, Verification

@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.routing import PathConverter, Rule
 
-from historian_blueprint.app import get_settings, get_services
+from historian_blueprint.services import get_settings, get_services
 from historian_blueprint.migrate import pending_message
 from historian_blueprint.resources import resource_path
 from historian_blueprint.serving import SERVER_ERRORS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import jsonify, redirect, render_template, request, url_for
 
-from historian_blueprint.app import get_store
+from historian_blueprint.services import get_store
 from historian_blueprint.index import service
 from historian_blueprint.web.auth import admin_required, current_identity
 from historian_blueprint.web.bodies import ReindexBody, json_body

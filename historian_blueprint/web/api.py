@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import jsonify, request
 
-from historian_blueprint.app import get_settings
+from historian_blueprint.services import get_settings
 from historian_blueprint.text.questions import clean_question
 
 from historian_blueprint.index import service

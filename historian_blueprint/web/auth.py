@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from flask import current_app, g, jsonify, redirect, render_template, request, url_for
 
-from historian_blueprint.app import get_settings
+from historian_blueprint.services import get_settings
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 from flask import Response, current_app, jsonify, render_template, request, stream_with_context, url_for
 
 from historian_blueprint import history
-from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.services import get_settings, get_store
 from historian_blueprint.config import Settings
 from historian_blueprint.index.service import IndexDamaged, IndexMismatch, IndexNotBuilt
 from historian_blueprint.limits import Busy, Slots

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, g
 
-from historian_blueprint.app import get_store
+from historian_blueprint.services import get_store
 from historian_blueprint.present.report import (
     confidence_words, outcome, outcome_counts, report_views, source_label, status_label, status_words,
 )

@@ -9,7 +9,7 @@ from typing import Any
 from flask import jsonify, redirect, render_template, request, url_for
 
 from historian_blueprint import history
-from historian_blueprint.app import get_store
+from historian_blueprint.services import get_store
 from historian_blueprint.mapping.topic import Topic, read_topic
 from historian_blueprint.text.questions import MAX_TOPIC_CHARS
 from historian_blueprint.web.auth import login_required

@@ -10,7 +10,7 @@ from flask import (
 )
 
 from historian_blueprint import history
-from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.services import get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.index import service
 from historian_blueprint.text.questions import clean_question

@@ -6,7 +6,7 @@ from flask import jsonify, render_template
 
 from historian_blueprint import config as cfg
 from historian_blueprint import migrate
-from historian_blueprint.app import get_settings, get_services, get_store
+from historian_blueprint.services import get_settings, get_services, get_store
 from historian_blueprint.index import service
 from historian_blueprint.redaction import redact_text
 from historian_blueprint.store import STORE_ERRORS, store_problem

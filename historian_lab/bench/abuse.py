@@ -183,7 +183,7 @@ class Heavy:
 def run(*, store: Any, deadline: float, maps: int, duration: float, workers: int, threads: int) -> dict[str, Any]:
     from werkzeug.security import generate_password_hash
 
-    from historian_blueprint.app import get_settings
+    from historian_blueprint.services import get_settings
 
     settings = get_settings()
     longest, most_claims = drafts(settings.limits_max_draft_chars, settings.limits_max_claims)

@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint.app import get_store, setup
+from historian_blueprint.services import get_store, setup
 from historian_blueprint.corpus.loader import load_corpus
 from historian_blueprint.index import service
 from historian_blueprint.resources import resource_path
@@ -94,7 +94,7 @@ def percentile(values: list[float], q: float) -> float:
 def sample_app(root: Path) -> tuple[Any, dict[str, str]]:
     """The sample corpus's workspace under ``root``, loaded and indexed, and its documents' texts by id (to find
     gold quotes in)."""
-    from historian_blueprint.app import get_store
+    from historian_blueprint.services import get_store
 
     app = workspace(root, "sample")
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))

@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Flask
 
-from historian_blueprint.app import get_store
+from historian_blueprint.services import get_store
 from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, read_jsonl, workspace
 from historian_lab.bench.fake_llm_server import (
     OpenAICompatibleServer, Responder, faithful_responder, lying_responder,

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from historian_blueprint.app import get_settings
+from historian_blueprint.services import get_settings
 from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, percentile, read_jsonl, workspace
 from historian_lab.bench.fake_llm_server import OpenAICompatibleServer, faithful_responder
 from historian_blueprint.ask.run import ask, engine, make_context

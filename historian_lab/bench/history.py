@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask
 
 from historian_blueprint import history
-from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.services import get_settings, get_store
 from historian_lab.bench.common import percentile, workspace
 
 USER = "anonymous"  # who a test client is when login is not required

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from historian_blueprint.app import get_settings, get_store
+from historian_blueprint.services import get_settings, get_store
 from historian_lab.bench.common import SAMPLE_CORPUS, ensure_documents, ensure_index, workspace
 from historian_blueprint.index import service
 

@@ -4,7 +4,7 @@ graph's run asks the services for its engine and nothing leads back to the run."
 
 from __future__ import annotations
 
-from historian_blueprint.app import Services
+from historian_blueprint.services import Services
 from historian_blueprint.ask.roles.base import Engine
 from historian_blueprint.ask.roles.llm import llm_engine
 from historian_blueprint.llm.engine import LLMEngine

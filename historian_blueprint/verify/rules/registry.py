@@ -2,7 +2,7 @@
 
 A rule is a named function over a claim's context (``verify/context.py``) returning its finding (the checks
 it ran, and a verdict when the claim fails it) or None when it does not apply. Three kinds, read in this
-order by ``verify/grounding.py``:
+order by ``verify/reading.py``:
 
 - ``conflict``: a check that may only lower a verdict: a quotation not as written, a figure that does not round
   to the source's, a name not the source's, a negation added or dropped, an antonym, two parties' roles
