@@ -1,7 +1,7 @@
 """Historian: a verified research assistant for a Flask document reader, as a Flask extension.
 
 This module is the top layer: the extension registers the blueprint (``web``) and the commands
-(``cli``) on top of what ``app.setup`` does. Nothing inside the package imports it.
+(``cli``) on top of what ``services.setup`` does. Nothing inside the package imports it.
 """
 
 from __future__ import annotations

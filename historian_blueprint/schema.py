@@ -104,6 +104,12 @@ class Fact(BaseModel):
             self.words = frozenset(content_words(self.text))
         return self
 
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Fact:
+        """A copy; one given another text reads that text's words (a copy never carries another sentence's)."""
+        if update and "text" in update and "words" not in update:
+            update = {**update, "words": frozenset(content_words(update["text"]))}
+        return super().model_copy(update=update, deep=deep)
+
     def repeats(self, chosen: Sequence[Fact]) -> bool:
         """It says what a finding already chosen says: more than 0.6 of the shorter one's content words shared."""
         return any(len(self.words & other.words) / max(min(len(self.words), len(other.words)), 1) > 0.6

@@ -12,7 +12,7 @@ from historian_blueprint.schema import Cited, SourceText
 from historian_blueprint.verify.context import build_context
 from historian_blueprint.verify.grounding import check_claim
 from historian_blueprint.verify.findings import Check
-from historian_blueprint.verify.rules import RULES, comparison, details, polarity, quotation, support
+from historian_blueprint.verify.rules import RULES, comparison, details, measures, polarity, quotation
 
 RAILROAD = ("The railroad company laid track across the western plains in 1869. The workers were paid two dollars "
             "a day. The directors met in Omaha to plan the route.")
@@ -65,45 +65,45 @@ def test_a_rule_added_as_documented_runs(monkeypatch):
 # ----------------------------------------------------------------------------- support
 def test_assertion_fires_on_a_question_and_not_on_a_quoted_one():
     source = doc('Lincoln asked "who will sign it?" and then signed the proclamation.')
-    fired = support.assertion(context("Did Lincoln sign the proclamation?", source))
+    fired = measures.assertion(context("Did Lincoln sign the proclamation?", source))
     assert fired.verdict == "unconfirmed" and fired.checks[0].name == "assertion"
-    assert support.assertion(context('Lincoln asked "who will sign it?" and then signed the proclamation.',
+    assert measures.assertion(context('Lincoln asked "who will sign it?" and then signed the proclamation.',
                                      source)) is None
 
 
 def test_evidence_fires_when_no_sentence_shares_a_word_and_not_when_one_does():
-    fired = support.evidence(context("Zebras graze quietly at dusk.", doc(RAILROAD)))
+    fired = measures.evidence(context("Zebras graze quietly at dusk.", doc(RAILROAD)))
     assert fired.verdict == "unconfirmed" and fired.type == "fabrication"
     result = check_claim("Zebras graze quietly at dusk.", [doc(RAILROAD)])  # the probability decides, the rule explains
     assert result.verdict == "unconfirmed" and "nothing in the sources supports" in result.reason
-    assert support.evidence(context("Zebras crossed the western plains.", doc(RAILROAD))) is None
+    assert measures.evidence(context("Zebras crossed the western plains.", doc(RAILROAD))) is None
 
 
 def test_coverage_fires_when_the_evidence_lacks_most_words_and_not_for_a_related_form():
     source = doc("The commission created a new board of arbitration for the railroads in 1888.")
-    fired = support.coverage(context("The governor vetoed a strike settlement for the miners.", source))
+    fired = measures.coverage(context("The governor vetoed a strike settlement for the miners.", source))
     assert fired.verdict == "unconfirmed" and fired.checks[0].name == "coverage"
-    near = support.coverage(context("The commission's creation of a new board of arbitration for the railroads.",
+    near = measures.coverage(context("The commission's creation of a new board of arbitration for the railroads.",
                                     source))
     assert near.verdict is None and near.checks[0].ok  # "creation" is a related form of "created"
 
 
 def test_novel_words_fires_on_a_word_the_document_never_has_and_not_on_one_it_has_elsewhere():
     claim = "The railroad company laid golden track across the western plains."
-    fired = support.novel_words(context(claim, doc(RAILROAD)))
+    fired = measures.novel_words(context(claim, doc(RAILROAD)))
     assert fired.verdict == "unconfirmed" and "golden" in fired.reason
     # novel words are a soft rule now: they lower the support probability, they no longer decide alone
     plain = check_claim("The railroad company laid track across the western plains.", [doc(RAILROAD)])
     assert check_claim(claim, [doc(RAILROAD)]).probability < plain.probability
     elsewhere = doc(RAILROAD + " Gold was found near the golden spike.")
-    assert support.novel_words(context(claim, elsewhere)).verdict is None
+    assert measures.novel_words(context(claim, elsewhere)).verdict is None
 
 
 def test_misattribution_fires_when_another_document_carries_the_claim_clearly_better():
     cited, other = doc("The weather was mild that winter.", "a"), doc(RAILROAD, "b")
     claim = "The railroad company laid track across the western plains in 1869."
     fired = context(claim, cited, other, cited=(Cited("a", 0, 10),))
-    finding = support.evidence(fired) or support.coverage(fired)
+    finding = measures.evidence(fired) or measures.coverage(fired)
     assert finding.verdict == "misattributed" and finding.evidence.source_id == "b"
     assert decided_by(claim, cited, other, cited=(Cited("a", 0, 10),))[0] == "misattributed"
     # the cited document carries it too: no misattribution, whatever the other says
@@ -226,18 +226,18 @@ def test_no_rule_fires_on_a_sentence_copied_from_its_source(rule):
 def test_role_swap_fires_when_two_named_parties_exchange_roles_and_not_in_the_passive():
     """Read from the dependency parse: "Jones sued Smith" and "Smith was sued by Jones" swap "Smith sued Jones";
     "Jones was sued by Smith" says the same thing, and a converse verb ("bought from") is no swap."""
-    from historian_blueprint.verify.rules import roles
+    from historian_blueprint.verify.rules import structure
 
     suit = doc("In 1871 Smith sued Jones for the debt of the railroad. The case was heard in Boston.")
     for swapped in ("In 1871 Jones sued Smith for the debt of the railroad.",
                     "Smith was sued by Jones for the debt of the railroad in 1871."):
-        fired = roles.role_swap(context(swapped, suit))
+        fired = structure.role_swap(context(swapped, suit))
         assert fired.verdict == "contradicted" and "jones" in fired.checks[0].detail, swapped
         assert decided_by(swapped, suit) == ("contradicted", "roles")
-    assert roles.role_swap(context("Jones was sued by Smith for the debt of the railroad in 1871.",
+    assert structure.role_swap(context("Jones was sued by Smith for the debt of the railroad in 1871.",
                                    suit)).verdict is None
     sale = doc("In 1819 Spain sold Florida to the United States for five million dollars.")
-    assert roles.role_swap(context("In 1819 the United States sold Florida to Spain for five million dollars.",
+    assert structure.role_swap(context("In 1819 the United States sold Florida to Spain for five million dollars.",
                                    sale)).verdict == "contradicted"
-    assert roles.role_swap(context("In 1819 the United States bought Florida from Spain for five million dollars.",
+    assert structure.role_swap(context("In 1819 the United States bought Florida from Spain for five million dollars.",
                                    sale)).verdict is None

@@ -7,11 +7,12 @@ import pytest
 
 from historian_blueprint.ask.roles import extractive
 from historian_blueprint.questions.reading import read_question
-from historian_blueprint.questions.lists import in_scope, list_found, list_items, open_list
+from historian_blueprint.questions.lists import in_scope, list_found, list_items, listed, open_list
 from historian_blueprint.questions.shapes import belongs, described, shape_of, side_filters, with_bylines
 from historian_blueprint.ask.roles.sides import MIN_SIDE, per_side, sentences_of, topic_text
 from historian_blueprint.schema import Fact
 from historian_blueprint.text.names import initials, names
+from historian_blueprint.text.words import content_words
 
 
 @pytest.fixture(scope="module")
@@ -184,3 +185,28 @@ def test_an_items_lettered_parts_are_its_own_and_a_colon_may_open_the_first():
     assert len(list_items(q, "ART.-All slaves who shall have enjoyed actual freedom shall be forever free.", 3)) == 1
     assert len(list_items(q, "We shall need (1) a larger army, (2) a stronger navy, and (3) new forts.", 6)) == 3
     assert list_items(q, "The petition was signed: A. Lincoln, and it was granted.", 6) == []  # a signature, no item
+
+
+def test_the_findings_a_list_chooses_hold_the_items_it_counts():
+    q = read_question("What four freedoms did Roosevelt name in his 1941 annual message?")
+    texts = ["In the future days we look forward to a world founded upon four essential human freedoms.",
+             "The first is freedom of speech and expression everywhere in the world.",
+             "The second is freedom of every person to worship God in his own way everywhere in the world.",
+             "Our national policy is this: first, by an impressive expression of the public will.",
+             "The third is freedom from want everywhere in the world.",
+             "The second is freedom of every person to worship God in his own way everywhere in the world."]
+    facts = [fact(t, "Franklin D. Roosevelt", 1941, n, score=1 - n / 10) for n, t in enumerate(texts)]
+    chosen, found = listed(q.text, q.shape.asked, facts, 0.34, q.content)
+    assert found == list_found(q.text, [f.text for f in chosen], q.shape.asked, [f.year for f in chosen]) == 3
+    assert [f.start for f in chosen] == sorted(f.start for f in chosen)  # in the document's own order
+    assert listed(q.text, q.shape.asked, facts[3:4], 0.34, q.content) == ([], 0)  # nothing recognisably an item
+
+
+def test_a_finding_reads_its_own_words_once_and_a_copy_of_another_sentence_reads_its_own():
+    first = fact("The tariff on wool was lowered.", "Grover Cleveland", 1887, 1)
+    assert first.words == frozenset(content_words(first.text)) and "words" not in first.model_dump()
+    other = first.model_copy(update={"text": "Silver coinage should stop.", "start": 5000})
+    assert other.words == frozenset(content_words("Silver coinage should stop.")) and not other.words & first.words
+    assert first.model_copy(update={"score": 2.0}).words == first.words
+    assert fact("The tariff on wool is too high.", "Grover Cleveland", 1887, 2).repeats([first])
+    assert not other.repeats([first])

@@ -12,18 +12,17 @@ import pytest
 
 from historian_lab.bench.common import SAMPLE_CORPUS
 from tests.conftest import EVAL
-from historian_blueprint.text import words as N
 from historian_blueprint.text import quantities as Q
 from historian_blueprint.text import words as W
 from historian_blueprint.text.spans import sentence_spans
 
 
 def plain_normalize(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(N.QUOTES)
-    text = N._DECADE.sub(r"\1s", re.sub(r"\s+", " ", text).strip().lower())
-    for short, word in N.ABBREVIATIONS.items():
+    text = unicodedata.normalize("NFKC", text).translate(W.QUOTES)
+    text = W._DECADE.sub(r"\1s", re.sub(r"\s+", " ", text).strip().lower())
+    for short, word in W.ABBREVIATIONS.items():
         text = text.replace(short, word)
-    return N.PHRASES.sub(N.PHRASE_FORM, re.sub(r"  +", " ", text))
+    return W.PHRASES.sub(W.PHRASE_FORM, re.sub(r"  +", " ", text))
 
 
 def plain_compound_numbers(text: str) -> str:
@@ -89,7 +88,7 @@ def texts() -> list[str]:
 def test_normalize_is_unchanged(texts):
     assert len(texts) > 10_000
     for text in texts:
-        assert N.normalize(text) == plain_normalize(text), text
+        assert W.normalize(text) == plain_normalize(text), text
 
 
 def test_content_words_are_unchanged_and_each_call_gets_its_own_list(texts):

@@ -121,8 +121,8 @@ def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
     shape = shape_in(state)
-    sides = [(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides
-             if shape.comparison]
+    sides = ([(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides]
+             if shape.comparison else [])
     searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
     spelled = dialect_query(state["question"])  # the narratives' spellings of its words ("master": "marse", "marster")
     if spelled:
@@ -209,8 +209,9 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
     if draft is None:
         return {"validation_errors": ["no draft"]}
     shaped = shape_in(state).kind != "single"  # a side or an item may have a single finding
-    errors = draft.form_problems(1 if state.get("revisions") or shaped else 3, c.get_document)  # a revision may
-    if errors or draft.refusal:                                                             # drop findings that failed
+    fewest = 1 if state.get("revisions") or shaped else 3  # a revision may drop findings that failed
+    errors = draft.form_problems(fewest, c.get_document)
+    if errors or draft.refusal:
         return {"validation_errors": errors, "claims": []}
     found = unmet_premises(state.get("asked"), draft.citations, c.get_document)
     if found is not None and found["refuse"]:  # nothing cited mentions whom or what the question is about

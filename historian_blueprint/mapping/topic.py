@@ -25,9 +25,12 @@ class Topic:
 
 
 def read_topic(raw: object) -> Topic:
-    """The topic read once; ``ValueError`` naming what is wrong when it is empty or longer than MAX_TOPIC_CHARS."""
+    """The topic read once; ``ValueError`` naming what is wrong when it is not text, empty or longer than
+    MAX_TOPIC_CHARS. Control characters are dropped and spaces collapsed at every door (page, API, CLI)."""
     if isinstance(raw, Topic):
         return raw
+    if not isinstance(raw, str):
+        raise ValueError("the topic must be text")
     text = clean_question(raw, MAX_TOPIC_CHARS, "the topic")
     named = YEAR.findall(text)
     return Topic(text=text, phrase=re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I),

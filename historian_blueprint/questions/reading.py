@@ -29,6 +29,8 @@ INSTRUCTION_WORDS = frozenset(
     "collection say said mention mentioned main major key".split()
 )
 _INSTRUCTION_STEMS = frozenset(vstem(w) for w in INSTRUCTION_WORDS) | INSTRUCTION_WORDS  # content words are stems
+
+
 @dataclass(frozen=True)
 class Question:
     """A question as read once (see the module's docstring)."""

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from historian_blueprint.questions.lists import asked_count, in_scope, list_found, open_list
 from historian_blueprint.text.names import names
-from historian_blueprint.text.words import QUOTES
-from historian_blueprint.text.words import content_words
+from historian_blueprint.text.words import QUOTES, content_words
 from historian_blueprint.verify.question import Constraint, constraints
 
 _COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|"
@@ -63,7 +63,11 @@ class Shape:
     others: tuple[str, ...] = ()  # a comparison's names that are no side ("Wilson's 1916 and 1917 messages": Wilson)
     owned: tuple[str, ...] = ()   # those written as the sides' owner ("Wilson's", "of Wilson", "by Wilson")
     author: str | None = None     # the one of them that is a byline here: every side is read in its documents
-    named: frozenset[str] = frozenset()  # the words that name the sides (side_words of each), read once
+
+    @cached_property
+    def named(self) -> frozenset[str]:
+        """The words that name the sides (``side_words`` of each), read once."""
+        return frozenset(w for side in self.sides for w in side_words(side))
 
     @property
     def comparison(self) -> bool:
@@ -78,8 +82,7 @@ def shape_of(question: str) -> Shape:
         named = {w for side in sides for w in side_words(side)}
         others = tuple(dict.fromkeys(bare for c in _named(q) if c.kind == "name" and not (set(c.words) & named)
                                      and (bare := re.sub(r"(?:'s)?\W*$", "", c.text))))
-        return Shape("comparison", tuple(sides), others=others, owned=tuple(n for n in others if _owner(n).search(q)),
-                     named=frozenset(named))
+        return Shape("comparison", tuple(sides), others=others, owned=tuple(n for n in others if _owner(n).search(q)))
     asked = asked_count(q)
     return Shape("list", asked=asked) if asked or open_list(q) else Shape()
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from historian_blueprint.text.words import QUOTES
-from historian_blueprint.text.words import NUMBER_WORDS, STOPWORDS, content_words
+from historian_blueprint.text.words import NUMBER_WORDS, QUOTES, STOPWORDS, content_words
 from historian_blueprint.text.quantities import quantities
 from historian_blueprint.verify.evidence import related_form
 
@@ -87,7 +86,6 @@ _PARTICIPLES = frozenset("given known called chosen taken written spoken shown s
                          "sent kept brought sung sold bought won lost found left put set".split())
 
 
-
 @dataclass(frozen=True)
 class Focus:
     """What a "What was the X of ..." question asks for: X's head word (its stems, and as the question writes it),
@@ -110,7 +108,6 @@ class Focus:
         if not self.name:
             return f"the {self.noun}"
         return f"the name of the {self.noun}" if self.noun not in ("name", "names") else f"the {self.noun}"
-
 
 
 def focus(question: str) -> Focus:

@@ -1,5 +1,6 @@
 """The one decision: which of what was found about a claim gives its verdict, in the order a careful historian
-weighs it. A pure function of its inputs; every writer of a verdict goes through it:
+weighs it: ``settle``, a pure function of its inputs (``decide`` and ``apply`` write its outcome on the claim's
+result); every writer of a verdict goes through it:
 
 - the grounding service (``decide``, on a claim's readings: ``verify/reading.py``: the conflict checks, the support
   reading, what else the reading found: a reversed opinion, no evidence, the reader's verdict, a soft check);
@@ -74,7 +75,6 @@ def _left_open(result: ClaimResult, read: ClaimReadings) -> Said:
     reading = read.support
     note = f" (support {reading.probability:.2f})"
     if read.reversed is not None:  # a reversal: the claim judges ill what the source judges well
-        result.checks.extend(read.reversed.checks)
         return Said(replace(read.reversed, reason=read.reversed.reason + note), "opinion")
     if read.absent is not None:
         return Said(replace(read.absent, reason=read.absent.reason + note), "support")

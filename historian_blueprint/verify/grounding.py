@@ -24,7 +24,7 @@ from historian_blueprint.verify.decision import Said, apply, decide, named, sett
 from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD
 from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
 from historian_blueprint.verify.reading import conflict_checks, read, read_at
-from historian_blueprint.verify.rules import support as measures
+from historian_blueprint.verify.rules import measures
 
 
 def check_claim(

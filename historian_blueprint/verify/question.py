@@ -21,8 +21,7 @@ from functools import cached_property
 
 from historian_blueprint.schema import SourceText
 from historian_blueprint.text.names import is_initialism, names
-from historian_blueprint.text.words import QUOTES, normalize
-from historian_blueprint.text.words import STOPWORDS, content_words
+from historian_blueprint.text.words import QUOTES, STOPWORDS, content_words, normalize
 from historian_blueprint.text.quantities import quantities, rounds_to
 from historian_blueprint.verify.asked import (
     _DAYS, _MONTHS, DOCUMENT_WORDS, FRAME_WORDS, GENERIC_NAMES, NOT_PERSON, PERSON_TITLES, answers,

@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from historian_blueprint.text.words import content_words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import Evidence, covered
-from historian_blueprint.verify.findings import Check, ClaimResult, Finding, failed
+from historian_blueprint.verify.findings import Check, ClaimResult, Finding
 from historian_blueprint.verify.reader import (ClaimReading, ReaderUnavailable, Thresholds, read_claim,
                                               reader_features, reader_in_use, thresholds)
 from historian_blueprint.verify.rules import polarity, registered
-from historian_blueprint.verify.rules import support as measures
+from historian_blueprint.verify.rules import measures
 from historian_blueprint.verify.support import SupportReading, applicable, read_support
 
 
@@ -50,9 +50,10 @@ def read(ctx: ClaimContext, result: ClaimResult, question: str | None) -> ClaimR
     if conflict is not None or support.carried:
         return readings
     readings.reversed = polarity.reversed_opinion(ctx)
-    if ctx.evidence is None:
-        readings.absent = measures.evidence(ctx) or failed(Check("coverage", False), "unconfirmed", "fabrication",
-                                                           "high", "nothing in the sources carries this claim")
+    if readings.reversed is not None:  # the decision gives it: the claim judges ill what the source judges well
+        result.checks.extend(readings.reversed.checks)
+    if ctx.evidence is None:  # misattributed, or nothing in the sources carries it
+        readings.absent = measures.evidence(ctx)
     if reader_in_use() and open_to_reader(ctx, support, readings.reversed):
         _read_by_reader(ctx, result, readings, question)
     return readings

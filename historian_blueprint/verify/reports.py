@@ -13,9 +13,8 @@ from historian_blueprint.schema import (
     outcome_group,
 )
 from historian_blueprint.settings import Caps
-from historian_blueprint.text.words import normalize
+from historian_blueprint.text.words import content_words, normalize, words
 from historian_blueprint.text.spans import sentences
-from historian_blueprint.text.words import content_words, words
 from historian_blueprint.verify.confidence import answer_confidence, challenge_penalty, interrogation_penalty
 from historian_blueprint.verify.rules.polarity import is_negation
 

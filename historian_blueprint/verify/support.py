@@ -1,5 +1,5 @@
 """The support reading: how far a claim's evidence carries it, as one calibrated probability and the findings
-beside it, in one place: the support measurements (``verify/rules/support.py``, registered as rules of kind
+beside it, in one place: the support measurements (``verify/rules/measures.py``, registered as rules of kind
 ``support``) read where the evidence allows (``applicable``), combined by the fitted combination
 (``verify/combination.py``). A claim's reading holds it (``verify/reading.py``); the decision reads it
 (``verify/decision.decide``).
@@ -15,7 +15,7 @@ from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import LOCAL_RADIUS, SUPPORT_THRESHOLD, sentence_count
 from historian_blueprint.verify.findings import Check, Finding
 from historian_blueprint.verify.rules import Registered, registered
-from historian_blueprint.verify.rules import support as measures
+from historian_blueprint.verify.rules import measures
 from historian_blueprint.verify.windows import WINDOW_CHARS
 
 

@@ -10,7 +10,7 @@ weighed by
 - its nearness in meaning to the topic (the question without its sides, the bundled MiniLM encoder), so that a
   sentence in other words can still be found.
 
-A side's two best sentences are quoted when they reach a floor (MIN_SIDE) in words and meaning together; a side
+A side's two best sentences are quoted when they reach a minimum (MIN_SIDE) in words and meaning together; a side
 with none is "not found for this side". The weights were fit on the fit half of a development set of comparisons
 (docs/verification.md, "How a question becomes a verified answer", composer).
 """
@@ -88,7 +88,7 @@ def per_side(question_words: set[str], facts: list[Fact], shape: Shape, names: s
             score = {id(f): shared(f) + MEANING_WEIGHT * meaning[k] for k, f in enumerate(pool)}
         ranked = sorted(pool, key=lambda f: (-score[id(f)], -f.score))
         mine: list[Fact] = []
-        for f in ranked:  # nothing reaching the floor: "not found for this side"
+        for f in ranked:  # nothing reaching the minimum: "not found for this side"
             if len(mine) == PER_SIDE or score[id(f)] < MIN_SIDE:
                 break
             if not f.repeats(mine):

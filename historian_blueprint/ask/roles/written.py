@@ -64,9 +64,9 @@ def enumeration(facts: list[Fact], get_document: Callable[[str], SourceText | No
                 read = 0  # an enumeration goes on while its items do: read on past the last one found
             if item and (fact.source_id, start) not in have and e - start <= 600:
                 have.add((fact.source_id, start))
-                out.append(Fact(**{**fact.model_dump(), "start": start, "end": e, "text": doc.text[start:e],
-                                   "score": fact.score - 0.001,  # a new sentence: its words are read anew
-                                   "locator": layouts.locate(doc.source_id, doc.text, start, e)}))
+                out.append(fact.model_copy(update={"start": start, "end": e, "text": doc.text[start:e],
+                                                   "score": fact.score - 0.001,  # a new sentence: its words anew
+                                                   "locator": layouts.locate(doc.source_id, doc.text, start, e)}))
             if read == ENUMERATION_READ:
                 break
     return sorted(out, key=lambda f: -f.score)
@@ -88,7 +88,8 @@ def answer(question: Question, chosen: Sequence[Fact], found: int, labels: dict[
     ]
     bullets = [f"{f.author or f.title}{f' ({f.year})' if f.year else ''}, {f.locator}: “{display(f.text)}” [{n}]"
                for n, f in enumerate(chosen, start=1)]
-    return Answer(answer=lead(question, citations, labels, found), bullets=bullets, citations=citations, summary=True)
+    return Answer(answer=lead(question, citations, labels, found=found), bullets=bullets, citations=citations,
+                  summary=True)
 
 
 def refusal(question: str, facts: Sequence[Fact], searched: Sequence[str], n_documents: int,
@@ -105,7 +106,7 @@ def refusal(question: str, facts: Sequence[Fact], searched: Sequence[str], n_doc
     return Answer(answer=text, bullets=[], citations=[], refusal=True)
 
 
-def lead(question: Question, citations: Sequence[Citation], labels: dict[str, str], found: int = 0) -> str:
+def lead(question: Question, citations: Sequence[Citation], labels: dict[str, str], *, found: int) -> str:
     """The answer's first sentences, in Historian's words: who answers, in what and when, with a short excerpt
     of what they said (the whole passages follow, each once, under their sources). A comparison says who
     speaks for each side and which side nothing was found for; a list how many of the items asked it found

@@ -12,7 +12,7 @@ a new ``support`` measurement that the support decision should read is a new fea
 
 from __future__ import annotations
 
-from historian_blueprint.verify.rules import comparison, details, lexical, polarity, quotation, roles, support  # noqa: F401 - registers
+from historian_blueprint.verify.rules import comparison, details, lexical, measures, polarity, quotation, structure  # noqa: F401 - registers
 from historian_blueprint.verify.rules.registry import Registered, Rule, registered, rule
 
 # The whole checklist in the order it runs: conflict checks, then the support measurements.

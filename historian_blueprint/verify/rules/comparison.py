@@ -7,8 +7,7 @@ import re
 from collections.abc import Sequence
 
 from historian_blueprint.schema import SourceText
-from historian_blueprint.text.words import normalized
-from historian_blueprint.text.words import content_words, words
+from historian_blueprint.text.words import content_words, normalized, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD, naming, sentences_of
 from historian_blueprint.verify.findings import Check, Finding, failed, passed

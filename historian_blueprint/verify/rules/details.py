@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from historian_blueprint.text.words import normalize
-from historian_blueprint.text.words import capitalized_terms, words
+from historian_blueprint.text.words import capitalized_terms, normalize, words
 from historian_blueprint.text.quantities import quantities, rounds_to
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import names_together as mentioned_together

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from historian_blueprint.text.words import normalize, normalized
+from historian_blueprint.text.words import capitalized_terms, normalize, normalized
 from historian_blueprint.text.quotations import quotations
-from historian_blueprint.text.words import capitalized_terms
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
 from historian_blueprint.verify.rules.registry import rule
