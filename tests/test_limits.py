@@ -240,7 +240,8 @@ def test_nul_and_escape_characters_never_reach_a_stored_question_or_topic(indexe
 
 
 def test_a_bibliography_line_never_opens_with_a_spreadsheet_formula():
-    from historian_blueprint.present.references import Reference, chicago, inert
+    from historian_blueprint.present.chicago import chicago, inert
+    from historian_blueprint.present.references import Reference
 
     assert inert("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")" and inert("Smith, John.") == "Smith, John."
     assert [inert(x)[0] for x in ("+1", "-1", "@SUM(A1)", "\tx")] == ["'"] * 4

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from historian_blueprint.present.report import draft_report, source_label, to_markdown
-from historian_blueprint.present.references import (
-    Reference, bibtex, chicago, chicago_bibliography_entry, csl_json, references, ris,
-)
+from historian_blueprint.present.chicago import chicago, chicago_bibliography_entry
+from historian_blueprint.present.references import Reference, bibtex, csl_json, references, ris
 
 KINDS = ("answer", "map", "draft")  # an answer, a map, a draft checked by `historian verify`
 

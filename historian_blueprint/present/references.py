@@ -2,8 +2,16 @@
 notes-bibliography (a note per citation, a bibliography per source).
 
 One ``Reference`` per cited document is read from the document's metadata (title, author, date, collection,
-url, and the host's own fields such as ``interviewee`` or ``place``) and the paragraphs cited in it; each
-format writes the same reference. Nothing here invents a field: what the document does not say is left out.
+url, and the host's own fields such as ``interviewee``, ``interviewer``, ``place``, ``page``, ``newspaper``) and the
+paragraphs cited in it; each format writes the same reference, with one author model per kind of document:
+- an address or a document: its author;
+- an interview: its narrator (the interviewee) as author, the project or person who recorded it as interviewer;
+- a newspaper page: no author (a page has no byline); the paper is the container (its name from the title
+  "<paper>, <date>, front page" or the host's ``newspaper`` field), with its date, page and place; the record's
+  named author (the paper's publisher or editors) is the publisher; the digital collection is the archive.
+A name that is a body ("Federal Writers' Project", "Pomeroy, Gould & Co.") is kept whole in every format (BibTeX
+braces it, CSL writes it as ``literal``, RIS and Chicago never invert it). Nothing here invents a field: what the
+document does not say is left out.
 """
 
 from __future__ import annotations
@@ -18,11 +26,15 @@ from typing import Any
 from historian_blueprint.present.report import safe_url
 from historian_blueprint.text.markdown import one_line
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 # Authors that are bodies, not persons: never inverted ("Project, Federal Writers'") or split into given/family.
 _CORPORATE = re.compile(r"\b(project|administration|office|department|bureau|committee|society|company|press|"
-                        r"association|government|congress|library|university|board|commission|staff)\b", re.I)
+                        r"association|government|congress|library|university|board|commission|staff|"
+                        r"co|corp|corporation|inc|incorporated|ltd|limited|sons|brothers|bros|publishers?|"
+                        r"publishing|printing|printers)\b\.?|&", re.I)
+# A newspaper page's title as Chronicling America writes it: "<paper>[ : subtitle], <date>, front page" / "page 3".
+PAGE_TITLE = re.compile(r"^(?P<paper>.+?)(?:\s+:\s+[^,]*)?,\s*(?P<date>\d{4}-\d{2}-\d{2}),\s*"
+                         r"(?P<page>front page|page\s+(?P<n>\d+))\s*$", re.I)
+_TITLE_STOP = frozenset("a an the of on in at to for and with from by".split())
 
 
 @dataclass
@@ -33,6 +45,10 @@ class Reference:
     title: str
     authors: list[str] = field(default_factory=list)
     interviewee: str | None = None
+    interviewers: list[str] = field(default_factory=list)  # an interview's: who recorded it
+    container: str | None = None     # a newspaper page's paper
+    page: str | None = None          # its page ("1" for the front page)
+    publisher: str | None = None     # a newspaper's publisher or editors, as the record names them
     date: str | None = None          # as the document gives it: "1893-12-04", "1893", "1936-1938"
     year: int | None = None
     collection: str | None = None
@@ -46,11 +62,21 @@ class Reference:
 
     @property
     def key(self) -> str:
-        """A BibTeX key: first author's (or interviewee's, or the title's) first word, the year, the id's tail."""
-        who = (self.authors[0] if self.authors and not corporate(self.authors[0]) else self.interviewee) or self.title
-        name = re.sub(r"[^a-z]", "", (who.split(",")[0].split() or ["x"])[-1].lower()) or "doc"
-        tail = re.sub(r"[^a-z0-9]", "", self.source_id.lower())[-6:]
-        return f"{name}{abs(self.year) if self.year else 'nd'}{tail}"  # letters and digits only: "-44" gives 44
+        """A citation key, author-year-word: the first author's family name (a body's first word; with no author, the
+        paper's first word), the year, the title's first word that is not a function word ("cleveland1893annual",
+        "adams1937interview", "goodwins1916front"); letters and digits only ("-44" gives 44). Two sources with the
+        same key are told apart where the keys are written (``keys``)."""
+        who = self.authors[0] if self.authors else ""
+        if corporate(who):
+            names = who.split()[:1]                              # a body: its first word
+        elif who:
+            names = inverted(who).split(",")[0].split()[-1:]    # a person: the family name
+        else:
+            names = (self.container or "").split()[:1]           # no author: the paper's first word
+        name = names[0] if names else ""
+        word = next((w for w in (_word(t) for t in self.title.split()) if w and w not in _TITLE_STOP), "")
+        year = abs(self.year) if self.year else "nd"
+        return f"{_word(name)}{year}{word}" if _word(name) else f"{word or 'doc'}{year}"
 
     @property
     def date_parts(self) -> list[int] | None:
@@ -72,7 +98,7 @@ class Reference:
     def kind(self) -> str:
         """What it is, in CSL's vocabulary: a newspaper article, an interview, a speech, or a document."""
         t = (self.doc_type or "").lower()
-        if "newspaper" in t:
+        if "newspaper" in t or self.container:
             return "article-newspaper"
         if "interview" in t or "oral history" in t or self.interviewee:
             return "interview"
@@ -89,12 +115,37 @@ class Reference:
 
     @property
     def full_note(self) -> str:
-        """The note, naming the narrator first when the document is an interview."""
-        return (f"Interview with {self.interviewee}. " if self.interviewee else "") + self.note
+        """The note, naming who recorded an interview first."""
+        return (f"Interview by {' and '.join(self.interviewers)}. " if self.interviewers else "") + self.note
+
+
+def inverted(author: str) -> str:
+    """"Grover Cleveland" -> "Cleveland, Grover" (bodies and already inverted names stay as they are)."""
+    author = author.strip()
+    if not author or "," in author or " " not in author or corporate(author):
+        return author
+    first, last = author.rsplit(" ", 1)
+    return f"{last}, {first}"
 
 
 def corporate(name: str) -> bool:
+    """A name that is a body, not a person: kept whole in every format."""
     return bool(_CORPORATE.search(name))
+
+
+def _word(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def keys(refs: list[Reference]) -> list[str]:
+    """Each reference's key, a second one of the same key told apart by a letter ("grant1874annualb")."""
+    out: list[str] = []
+    for r in refs:
+        key, n = r.key, 0
+        while (key if not n else key + "abcdefghijklmnopqrstuvwxyz"[n % 26]) in out:
+            n += 1
+        out.append(key if not n else key + "abcdefghijklmnopqrstuvwxyz"[n % 26])
+    return out
 
 
 def _clean(value: Any) -> str | None:
@@ -117,18 +168,35 @@ def references(citations: list[dict[str, Any]], get_document: Callable[[str], An
         sid = str(c["source_id"])
         if sid not in out:
             doc = get_document(sid) if get_document is not None else None
-            extra = (doc.extra if doc is not None else None) or {}
-            author = _clean((doc.author if doc else None) or c.get("author"))
-            out[sid] = Reference(
-                source_id=sid, title=_clean((doc.title if doc else None) or c.get("title")) or _clean(sid) or sid,
-                authors=[author] if author else [], interviewee=_clean(extra.get("interviewee")),
-                date=_clean(doc.date if doc else None), year=_year((doc.year if doc else None) or c.get("year")),
-                collection=_clean(doc.collection if doc else None), doc_type=_clean(extra.get("doc_type")),
-                place=_clean(extra.get("place")), url=(doc.url if doc else None) or c.get("url"),
-            )
+            out[sid] = _reference(sid, c, doc)
         if locator := one_line(c.get("locator") or ""):
             out[sid].locators.append(locator)
     return list(out.values())
+
+
+def _reference(sid: str, c: dict[str, Any], doc: Any) -> Reference:
+    """A document's reference, with the author model of its kind (the module's docstring)."""
+    extra = (doc.extra if doc is not None else None) or {}
+    author = _clean((doc.author if doc else None) or c.get("author"))
+    title = _clean((doc.title if doc else None) or c.get("title")) or _clean(sid) or sid
+    ref = Reference(
+        source_id=sid, title=title, authors=[author] if author else [], interviewee=_clean(extra.get("interviewee")),
+        date=_clean(doc.date if doc else None), year=_year((doc.year if doc else None) or c.get("year")),
+        collection=_clean(doc.collection if doc else None), doc_type=_clean(extra.get("doc_type")),
+        place=_clean(extra.get("place")), url=(doc.url if doc else None) or c.get("url"),
+    )
+    if ref.interviewee:  # the narrator speaks: the author; who recorded it: the interviewer
+        named = _clean(extra.get("interviewer"))
+        ref.interviewers = [named] if named else ref.authors
+        ref.authors = [ref.interviewee]
+    elif "newspaper" in (ref.doc_type or "").lower() or extra.get("newspaper"):
+        page = PAGE_TITLE.match(title)
+        ref.container = _clean(extra.get("newspaper")) or (page["paper"] if page else None)
+        if page:
+            ref.title = "Front page" if page["page"].lower() == "front page" else f"Page {page['n']}"
+        ref.page = _clean(extra.get("page")) or (page["n"] or "1" if page else None)
+        ref.publisher, ref.authors = (ref.authors[0] if ref.authors else None), []
+    return ref
 
 
 # ----------------------------------------------------------------------------- BibTeX
@@ -155,22 +223,30 @@ def _bib(text: str) -> str:
                    for i, ch in enumerate(text))
 
 
+def _bib_names(names: list[str]) -> str:
+    """Names joined by " and ", a body (or a name holding "and") braced whole: ``{Pomeroy, Gould \\& Co.}``."""
+    return " and ".join(f"{{{_bib(a)}}}" if corporate(a) or _AND.search(a) else _bib(a) for a in names)
+
+
 def bibtex(refs: list[Reference]) -> str:
-    """``@misc`` entries with title, author, date, year, url, note (and howpublished: the collection)."""
-    entries, keys = [], set()
-    for r in refs:
-        key = r.key
-        while key in keys:
-            key += "a"
-        keys.add(key)
-        authors = " and ".join(f"{{{_bib(a)}}}" if corporate(a) or _AND.search(a) else _bib(a) for a in r.authors)
-        fields = [("title", f"{{{_bib(r.title)}}}"), ("author", authors)]
+    """An ``@article`` per newspaper page (journal: the paper, pages, address: its place, publisher), a ``@misc``
+    per other document; author (an interview's narrator; its interviewer as editor), date, year, url, note, and
+    howpublished: the collection."""
+    entries = []
+    for r, key in zip(refs, keys(refs)):
+        fields = [("title", f"{{{_bib(r.title)}}}"), ("author", _bib_names(r.authors))]
+        if r.interviewers:
+            fields.append(("editor", _bib_names(r.interviewers)))
+            fields.append(("editortype", "interviewer"))
+        if r.container:
+            fields += [("journal", _bib(r.container)), ("pages", _bib(r.page or "")),
+                       ("address", _bib(r.place or "")), ("publisher", _bib(r.publisher or ""))]
         if r.date_parts:
             fields += [("date", r.date_text("-")), ("year", str(r.date_parts[0]))]
         # the url as safe_url gave it: no brace, backslash or space (percent-encoded), verbatim for biblatex
         fields += [("howpublished", _bib(r.collection or "")), ("url", r.url or ""), ("note", _bib(r.full_note))]
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
-        entries.append(f"@misc{{{key},\n{body}\n}}\n")
+        entries.append(f"@{'article' if r.container else 'misc'}{{{key},\n{body}\n}}\n")
     return "\n".join(entries)
 
 
@@ -185,16 +261,22 @@ def _ris(tag: str, value: str) -> str:
 
 
 def ris(refs: list[Reference]) -> str:
-    """RIS records (TY, TI, AU, PY, DA, T2, CY, UR, N1, ID, ER), one line per field, no line breaks in a value."""
+    """RIS records (TY, ID, TI, AU, A2: an interview's interviewer, PY, DA, T2: a newspaper page's paper or else the
+    collection, SP: its page, PB: its publisher, DB: its collection, CY, UR, N1, ER), one line per field, no line
+    breaks in a value."""
     out = []
-    for r in refs:
-        lines = [("TY", _RIS_TYPE[r.kind]), ("ID", r.key), ("TI", r.title)]
-        lines += [("AU", a if corporate(a) else _inverted(a)) for a in r.authors]
+    for r, key in zip(refs, keys(refs)):
+        lines = [("TY", _RIS_TYPE[r.kind]), ("ID", key), ("TI", r.title)]
+        lines += [("AU", a if corporate(a) else inverted(a)) for a in r.authors]
+        lines += [("A2", a if corporate(a) else inverted(a)) for a in r.interviewers]
         parts = r.date_parts
         if parts:
             lines.append(("PY", str(parts[0])))
             lines.append(("DA", r.date_text("/") + "/" * (3 - len(parts))))
-        if r.collection:
+        if r.container:
+            lines += [(tag, value) for tag, value in (("T2", r.container), ("SP", r.page), ("PB", r.publisher),
+                                                      ("DB", r.collection)) if value]
+        elif r.collection:
             lines.append(("T2", r.collection))
         if r.place:
             lines.append(("CY", r.place))
@@ -207,8 +289,13 @@ def ris(refs: list[Reference]) -> str:
 
 # ----------------------------------------------------------------------------- CSL-JSON
 def _csl_name(name: str) -> dict[str, str]:
+    """A person as family and given names ("MacLennan, F.P." as written inverted too); a body, or a single word,
+    as ``literal``."""
     if corporate(name) or " " not in name.strip():
         return {"literal": name}
+    if "," in name:
+        family, given = (part.strip() for part in name.split(",", 1))
+        return {"family": family, "given": given}
     given, family = name.rsplit(" ", 1)
     return {"family": family, "given": given}
 
@@ -216,110 +303,17 @@ def _csl_name(name: str) -> dict[str, str]:
 def csl_json(refs: list[Reference]) -> str:
     """A CSL-JSON array (Zotero, Pandoc and citeproc read it), valid against the CSL data schema."""
     items = []
-    for r in refs:
-        item: dict[str, Any] = {"id": r.key, "type": r.kind, "title": r.title, "note": r.note}
+    for r, key in zip(refs, keys(refs)):
+        item: dict[str, Any] = {"id": key, "type": r.kind, "title": r.title, "note": r.note}
         if r.authors:
             item["author"] = [_csl_name(a) for a in r.authors]
-        if r.interviewee:
-            item["interviewer" if r.authors else "author"] = item.pop("author", [])
-            item["author"] = [_csl_name(r.interviewee)]
+        if r.interviewers:
+            item["interviewer"] = [_csl_name(a) for a in r.interviewers]
         if r.date_parts:
             item["issued"] = {"date-parts": [r.date_parts]}
-        if r.collection:
-            item["container-title" if r.kind == "article-newspaper" else "archive"] = r.collection
-        if r.place:
-            item["publisher-place"] = r.place
-        if r.url:
-            item["URL"] = r.url
+        if r.container:
+            item["container-title"] = r.container
+        item.update({k: v for k, v in (("page", r.page), ("publisher", r.publisher), ("archive", r.collection),
+                                       ("publisher-place", r.place), ("URL", r.url)) if v})
         items.append(item)
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
-
-
-# ----------------------------------------------------------------------------- Chicago notes-bibliography
-def _inverted(author: str) -> str:
-    """"Grover Cleveland" -> "Cleveland, Grover" (bodies and already inverted names stay as they are)."""
-    author = author.strip()
-    if not author or "," in author or " " not in author or corporate(author):
-        return author
-    first, last = author.rsplit(" ", 1)
-    return f"{last}, {first}"
-
-
-def _long_date(r: Reference) -> str:
-    parts = r.date_parts
-    if parts and len(parts) == 3:
-        return f"{_MONTHS[parts[1] - 1]} {parts[2]}, {parts[0]}"
-    if parts and len(parts) == 2:
-        return f"{_MONTHS[parts[1] - 1]} {parts[0]}"
-    return r.date or (str(r.year) if r.year else "n.d.")
-
-
-def chicago_note(r: Reference, locator: str | None = None) -> str:
-    """A first full note: "Grover Cleveland, “Annual Message to Congress (1893),” 1893, State of the Union
-    Addresses, para 12." (an interview names its interviewee; a newspaper its place)."""
-    who = r.authors[0] if r.authors else ""
-    parts = [f"{who}, " if who else "", f"“{r.title.rstrip('.')},” "]
-    if r.interviewee:
-        parts.append(f"interview with {r.interviewee}, ")
-    if r.place:
-        parts.append(f"{r.place}, ")
-    parts.append(_long_date(r))
-    if r.collection:
-        parts.append(f", {r.collection}")
-    if locator:
-        parts.append(f", {locator}")
-    return "".join(parts) + "."
-
-
-def chicago_bibliography_entry(r: Reference) -> str:
-    who = _inverted(r.authors[0]) if r.authors else ""
-    parts = [f"{who}." if who else "", f"“{r.title.rstrip('.')}.”"]
-    if r.interviewee:
-        parts.append(f"Interview with {r.interviewee}.")
-    if r.place:
-        parts.append(f"{r.place},")
-    parts.append(f"{_long_date(r).rstrip('.')}.")  # "n.d.", not "n.d.."
-    if r.collection:
-        parts.append(f"{r.collection}.")
-    parts.append(f"Historian collection, {r.source_id}.")
-    if r.url:
-        parts.append(f"{r.url}.")
-    return " ".join(p for p in parts if p)
-
-
-def chicago(refs: list[Reference], citations: list[dict[str, Any]]) -> str:
-    """Notes (one per citation, in the answer's numbering; a later citation of the same source is shortened)
-    and the bibliography (alphabetical by author or title)."""
-    by_id = {r.source_id: r for r in refs}
-    notes, seen = [], set()
-    for c in citations:
-        r = by_id.get(str(c["source_id"]))
-        if r is None:
-            continue
-        locator = one_line(c.get("locator") or "") or None
-        if r.source_id in seen:
-            who = r.authors[0].split()[-1] + ", " if r.authors and not corporate(r.authors[0]) else ""
-            tail = f",” {locator}." if locator else ".”"
-            notes.append(inert(f"{c['id']}. {who}“{_short_title(r.title)}{tail}"))
-        else:
-            notes.append(inert(f"{c['id']}. {chicago_note(r, locator)}"))
-            seen.add(r.source_id)
-    entries = sorted(refs, key=lambda r: (_inverted(r.authors[0]) if r.authors else r.title).lower())
-    return ("Notes\n\n" + "\n".join(notes) + "\n\nBibliography\n\n"
-            + "\n".join(inert(chicago_bibliography_entry(r)) for r in entries) + "\n" if refs else "")
-
-
-_OPENERS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def inert(line: str) -> str:
-    """A line of plain text that stays one line and that a spreadsheet will not run: the line on one line
-    (``one_line``: no value can start a line of its own), and a leading apostrophe when it opens with = + - @ (or a
-    tab or carriage return), as OWASP advises against formula injection (a document titled "=HYPERLINK(...)")."""
-    text = one_line(line)
-    return "'" + text if line[:1] in _OPENERS or text[:1] in _OPENERS else text
-
-
-def _short_title(title: str) -> str:
-    """Chicago's short title: the first four words (a later note names the work briefly)."""
-    return " ".join(title.rstrip(".").split()[:4]).rstrip(",;:")
