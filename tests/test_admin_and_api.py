@@ -75,6 +75,8 @@ def test_reindex_from_the_admin_page_with_advancing_progress(small_demo):
     assert seen[-1] == 100
     done = admin.get("/historian/admin/reindex").data.decode()
     assert "generation 2" in done and "succeeded" in done  # words only (1), then whole (2)
+    assert re.search(r"built \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", done)  # a time to the minute, not raw ISO
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d+", done)  # no microseconds anywhere on the page
     with small_demo.app_context():
         assert get_store().jobs.count_documents({}) == 1
 

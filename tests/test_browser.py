@@ -361,3 +361,72 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
     assert right  # the nav wraps: "Log out" stays on screen
     browser.save_screenshot(str(shots / "source-phone.png"))
     assert csp_violations(browser) == []
+
+
+# Each visible word (two letters or more) of the page whose letters the layout put on more than one line: a word
+# broken inside ("Typ e", "chec k"). Text in a closed <details>, a hidden element or an off-screen graph is not laid
+# out and is passed over.
+BROKEN_WORDS = """
+const out = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const el = node.parentElement;
+  if (!el || !el.getClientRects().length || el.closest('script, style, svg, canvas')) continue;
+  const re = /[A-Za-z\\u00C0-\\u024F]{2,}/g;
+  for (let m = re.exec(node.textContent); m; m = re.exec(node.textContent)) {
+    const range = document.createRange();
+    range.setStart(node, m.index);
+    range.setEnd(node, m.index + m[0].length);
+    const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.bottom)));
+    if (lines.size > 1) out.push(m[0] + ' in <' + el.tagName.toLowerCase() + ' class="' + el.className + '">');
+  }
+}
+return out;
+"""
+
+
+def test_no_word_is_broken_inside_on_any_page_on_a_desktop_or_a_phone(site, browser):
+    """1400x1000 and 390x844: the pages a researcher and an admin use (ask, an answer, its source, the history, a
+    checked draft, the map form and a map, the admin page, the host's reader) break lines between words only."""
+    from selenium.webdriver.common.by import By
+
+    from tests.test_outcomes_web import DRAFT
+
+    app, base = site
+    _viewport(browser, 1400, 1000)
+    log_in(browser, base, "root", "root-pw")
+    browser.get(f"{base}/historian/ask")
+    browser.find_element(By.ID, "h-question").send_keys("What did Cleveland say about the tariff and the surplus?")
+    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
+    answer_url = browser.current_url
+    source_url = browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').get_attribute("href")
+    browser.get(f"{base}/historian/verify")
+    browser.find_element(By.ID, "h-text").send_keys(DRAFT)
+    browser.find_element(By.XPATH, "//textarea[@id='h-text']/ancestor::form//button[@type='submit']").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'tr[data-testid="claim"]'))
+    verify_url = browser.current_url
+    browser.get(f"{base}/historian/map")
+    browser.find_element(By.ID, "h-topic").send_keys("the Triangle fire")
+    browser.find_element(By.CSS_SELECTOR, "#h-map button[type=submit]").click()
+    wait_for(lambda: "/historian/maps/" in browser.current_url)
+    map_url = browser.current_url
+    pages = {"ask": f"{base}/historian/ask", "answer": answer_url, "source": source_url,
+             "history": f"{base}/historian/runs", "map form": f"{base}/historian/map", "map": map_url,
+             "maps": f"{base}/historian/maps", "admin": f"{base}/historian/admin/reindex", "reader": f"{base}/"}
+    broken = {}
+    for width, height, mobile in ((1400, 1000, False), (390, 844, True)):
+        _viewport(browser, width, height, mobile)
+        for name, url in pages.items():
+            browser.get(url)
+            wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "main, body"))
+            found = browser.execute_script(BROKEN_WORDS)
+            if found:
+                broken[f"{name} at {width}"] = found[:5]
+        browser.get(f"{base}/historian/verify")  # a checked draft is a POST's page: check it again at this width
+        browser.find_element(By.ID, "h-text").send_keys(DRAFT)
+        browser.find_element(By.XPATH, "//textarea[@id='h-text']/ancestor::form//button[@type='submit']").click()
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'tr[data-testid="claim"]'))
+        if found := browser.execute_script(BROKEN_WORDS):
+            broken[f"checked draft at {width}"] = found[:5]
+    assert verify_url and not broken, broken

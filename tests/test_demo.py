@@ -114,7 +114,7 @@ def test_demo_users_spec_is_validated():
 
 def test_admin_sees_historian_inside_the_host_layout(admin):
     page = admin.get("/historian/").data.decode()
-    assert "Railroad documents" in page  # the host's navigation, from HISTORIAN_BASE_TEMPLATE
+    assert "Document reader" in page  # the host's navigation, from HISTORIAN_BASE_TEMPLATE
     assert 'data-testid="doc-count">319<' in page
 
 

@@ -77,6 +77,13 @@ def test_citation_opens_the_source_with_the_span_highlighted(client):
         source = client.get(link).get_data(as_text=True)
         focused = re.search(r'<mark class="h-mark" id="h-mark-first"[^>]*>(.*?)</mark>', source, re.S).group(1)
         assert c["text"] in html.unescape(focused), n
+        # a highlighted span is labelled by the run's citation numbers only ("[1]", never "[0, 1]")
+        labels = re.findall(r'<sup class="h-mark-n">\[([^\]]*)\]</sup>', source)
+        assert labels and all(int(k) >= 1 for label in labels for k in label.split(", ")), labels
+    # a span asked for without a run (a draft's evidence, a map's passage) is marked and numbered by nothing
+    alone = client.get(f"/historian/sources/{cite['source_id']}?span={cite['start']}-{cite['end']}").get_data(
+        as_text=True)
+    assert 'id="h-mark-first"' in alone and "h-mark-n" not in alone
 
 
 def test_script_in_documents_and_questions_renders_as_text(client):

@@ -32,8 +32,20 @@ def historian_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def historian_time(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if epoch else ""
+def historian_time(when: float | str | None) -> str:
+    """A time as a reader reads it, to the minute in UTC ("2026-11-28 21:40 UTC"), from epoch seconds or an ISO
+    timestamp (an index generation's); "" for none, and an unreadable string shown as it is."""
+    if not when:
+        return ""
+    if isinstance(when, str):
+        try:
+            moment = datetime.fromisoformat(when)
+        except ValueError:
+            return when
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    else:
+        moment = datetime.fromtimestamp(when, timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def cited_document(source_id: str) -> Any:

@@ -9,21 +9,24 @@ from historian_blueprint.text.spans import blocks, sentence_spans
 from historian_blueprint.verify.reports import clip
 
 
-def highlighted(text: str, spans: list[tuple[int, int, int]],
+def highlighted(text: str, spans: list[tuple[int | None, int, int]],
                 focus: tuple[int, int] | None = None) -> list[dict[str, Any]]:
     """The text cut into plain and marked pieces (overlapping spans merge); the template escapes each piece.
 
-    The piece to scroll to and focus (``first``) is the one holding ``focus`` (the span a citation link
-    asked for), else the first marked piece of the document.
+    A span is (citation number, start, end); a span a link asked for without a citation of the run (a draft's
+    evidence, a map's passage) has None for its number: it is marked, and numbered by nothing (``mark``: the
+    citation numbers a marked piece holds, maybe none; unmarked pieces have None). The piece to scroll to and focus
+    (``first``) is the one holding ``focus`` (the span a citation link asked for), else the first marked piece.
     """
-    marks = sorted((s, e, n) for n, s, e in spans if 0 <= s < e <= len(text))
+    marks = sorted(((s, e, n) for n, s, e in spans if 0 <= s < e <= len(text)), key=lambda m: (m[0], m[1]))
     merged: list[list[Any]] = []
     for s, e, n in marks:
+        numbers = [] if n is None else [n]
         if merged and s <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], e)
-            merged[-1][2].append(n)
+            merged[-1][2] += [x for x in numbers if x not in merged[-1][2]]
         else:
-            merged.append([s, e, [n]])
+            merged.append([s, e, numbers])
     target = next((k for k, (s, e, _) in enumerate(merged) if focus and s < focus[1] and focus[0] < e), 0)
     pieces, at = [], 0
     for k, (s, e, ids) in enumerate(merged):

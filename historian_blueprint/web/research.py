@@ -143,7 +143,7 @@ def source(source_id: str):
     doc = get_store().get_document(source_id)
     if doc is None:
         raise Problem(404, "not_found", f"no document {source_id}")
-    spans: list[tuple[int, int, int]] = []
+    spans: list[tuple[int | None, int, int]] = []
     run = None
     if request.args.get("run"):
         run = load_run(request.args["run"])
@@ -154,7 +154,7 @@ def source(source_id: str):
         if not match:
             raise Problem(400, "bad_request", f"span must be START-END, got {raw!r}")
         asked.append((int(match.group(1)), int(match.group(2))))
-        spans.append((0, *asked[-1]))
+        spans.append((None, *asked[-1]))  # marked, numbered only by the run's citations that hold it
     pieces = highlighted(doc.text, spans, focus=asked[0] if asked else None)  # the clicked citation, in view
     return render_template("historian/source.html", doc=doc, pieces=pieces, run=run,
                            host_url=host_source_url(source_id, spans[0][1] if spans else None,
