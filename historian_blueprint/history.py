@@ -41,6 +41,7 @@ def summary(run: Mapping[str, Any]) -> dict[str, Any]:
         "_id": run["_id"], "question": run.get("question"), "topic": run.get("topic"),
         "created_at": run.get("created_at"), "thread_id": run.get("thread_id"),
         "output": {"status": output.get("status"), "confidence": output.get("confidence"),
+                   "standing": run.get("standing"),  # the answer's standing in words, as its page says it
                    "metadata": {"rounds": (output.get("metadata") or {}).get("rounds"),
                                 "refusal": (output.get("metadata") or {}).get("refusal")}},
     }

@@ -19,6 +19,10 @@ from historian_blueprint.text.words import content_words
 # ----------------------------------------------------------------------------- vocabulary
 Status = Literal["verified", "flagged", "needs_revision", "human_review"]
 STATUS_ORDER: tuple[Status, ...] = ("verified", "flagged", "needs_revision", "human_review")  # better first
+# A status in the words every place shows it (the badge, the history, the reports' summaries, the progress, the
+# exports): one vocabulary; why a run is not verified is said beside it, never by another label.
+STATUS_LABELS: dict[str, str] = {"verified": "verified", "flagged": "check before use",
+                                 "needs_revision": "not verified", "human_review": "not verified"}
 # Three outcomes for a claim: supported (the evidence carries it); a conflict a check found (contradicted,
 # misquote, misattributed), shown with the conflicting span; unconfirmed (the cited passage does not clearly
 # carry it and nothing contradicts it: "not confirmed, read the source"). Only "supported" counts toward verified.

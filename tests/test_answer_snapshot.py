@@ -2,7 +2,9 @@
 over the documents that hold historian_qa_dev's answers (21 sample documents, indexed with vectors), gives the
 same whole output as the snapshot written before the speed work of 2026-11-25 (tests/data/answers_snapshot.json):
 status, answer, findings, citations and their spans, claims with their verdicts and evidence, confidence and the
-reports. Rewrite it only on purpose: ``python -m tests.test_answer_snapshot --write``."""
+reports. Rewrite it only on purpose: ``python -m tests.test_answer_snapshot --write``. Rewritten once, on
+2026-11-28, when the judge's summary came to say a status in the one vocabulary's words ("check before use", not
+"flagged"): the 18 changed outputs, with those words mapped back to the status codes, gave the old digests, all 60."""
 
 from __future__ import annotations
 

@@ -360,3 +360,27 @@ def test_bad_requests_have_one_handler_json_under_the_api_and_historians_page_el
     handlers = client.application.error_handler_spec.get("historian", {})
     assert 400 not in handlers and all(BadRequest not in h for h in handlers.values())  # one HTTPException handler
     assert [m.__name__ for m in web.PAGES if "errorhandler" in Path(m.__file__).read_text(encoding="utf-8")] == []
+
+
+@pytest.mark.parametrize("question", [QUESTION, "Compare what Cleveland and Hoover said about the banks.",
+                                      "What did Cleveland say about the tariff?"])
+def test_one_status_wording_per_run_on_the_badge_history_judge_progress_export_and_api(client, question):
+    import html
+
+    events = client.post("/historian/ask/stream", data={"question": question}).get_data(as_text=True)
+    run_id = re.search(r'"run_id": "([0-9a-f]+)"', events).group(1)
+    closing = [d for n, d in re.findall(r"event: (\w+)\ndata: (.*)\n\n", events) if '"node": "finalize"' in d][-1]
+    page = client.get(f"/historian/runs/{run_id}").get_data(as_text=True)
+    badge = html.unescape(re.search(r'data-testid="status"[^>]*>([^<]+)<', page).group(1))
+    judge = re.search(r'data-testid="report-judge".*?<p>(.*?)</p>', page, re.S)
+    history = client.get("/historian/runs").get_data(as_text=True)
+    listed = re.search(rf'href="/historian/runs/{run_id}".*?class="h-badge[^"]*">([^<]+)<', history, re.S).group(1)
+    md = client.get(f"/historian/runs/{run_id}/export.md").get_data(as_text=True)
+    api = client.get(f"/historian/api/runs/{run_id}").json
+    assert badge == html.unescape(listed) == api["standing"]["label"], (badge, listed, api["standing"])
+    assert f'"detail": "{badge}"' in closing  # the progress list's last line
+    assert f"**{badge[0].upper()}{badge[1:]}.**" in md
+    if judge:  # the judge's paragraph ends on the same words (not the status code, not another label)
+        assert f"the answer is {badge}" in html.unescape(judge.group(1))
+    if badge != "verified":  # never "high" beside a flag
+        assert not re.search(r'data-testid="confidence">high', page) and "Confidence: high" not in md

@@ -17,8 +17,10 @@ from historian_blueprint.ask.roles.base import Engine, Outcome, Reports, Task
 from historian_blueprint.questions.reading import read_question
 from historian_blueprint.questions.premises import unmet_premises
 from historian_blueprint.questions.shapes import Shape, described, side_filters
+from historian_blueprint.present.report import status_words
 from historian_blueprint.schema import (
-    REFUSAL_PREFIX, Answer, ChallengeReport, CounterReport, InterrogationReport, JudgeReport, SourceText, worse,
+    REFUSAL_PREFIX, STATUS_LABELS, Answer, ChallengeReport, CounterReport, InterrogationReport, JudgeReport,
+    SourceText, worse,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.dialect import dialect_query, in_dialect
@@ -272,7 +274,7 @@ def judge(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {**update, "confidence": report.confidence, "status": report.status, **failures(outcome)}
 
 
-@node(lambda u: u["status"])
+@node(lambda u: STATUS_LABELS[u["status"]])
 def cite(state: State, config: RunnableConfig) -> dict[str, Any]:
     """The judged answer's citations held against its question: an answer that misses part of it (a premise no
     citation mentions, fewer list items than asked) is flagged, and so is one whose checks cannot cover it whole
@@ -325,7 +327,7 @@ def revise(state: State, config: RunnableConfig) -> dict[str, Any]:
     return {"draft": outcome.value, "revisions": state.get("revisions", 0) + 1, **failures(outcome)}
 
 
-@node(lambda u: u["output"]["status"], closing=True)
+@node(lambda u: status_words(u["output"]).label, closing=True)
 def finalize(state: State, config: RunnableConfig) -> dict[str, Any]:
     draft: Answer | None = state.get("draft")
     verification = dict(state.get("verification") or {})

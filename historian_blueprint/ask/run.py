@@ -17,6 +17,7 @@ from historian_blueprint.limits import Deadline, TimeLimit
 from historian_blueprint.index import service
 from historian_blueprint.llm.client import LLMClient
 from historian_blueprint.ask.roles.base import Engine
+from historian_blueprint.present.report import status_words
 from historian_blueprint.schema import Output
 from historian_blueprint.settings import Caps, RunSettings, read
 from historian_blueprint.verify.service import collection_search, document_getter
@@ -171,9 +172,11 @@ def stream(
         state, context, run_id=run_id, seconds=time.perf_counter() - t0, trace=trace, refused=refused,
         profile=profile, thread_id=thread_id, parent_id=parent_id, filters=filters)
     Output.model_validate(output)
+    words = status_words(output)  # the standing every place shows; the history lists it as the page says it
     run_history.record_run(
         get_store(),
         {"_id": run_id, "kind": "ask", "question": question, "user_id": user_id, "created_at": time.time(),
+         "standing": {"group": words.group, "label": words.label},
          "thread_id": thread_id or run_id, "parent_id": parent_id, "profile": output["metadata"]["profile"],
          "output": output, "trace": trace, "engine": output["metadata"]["engine"],
          "index_generation": output["metadata"]["index_generation"]}

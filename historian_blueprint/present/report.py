@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any, Literal, NamedTuple
 from urllib.parse import quote
 
-from historian_blueprint.schema import OUTCOME_LABELS, outcome_group
+from historian_blueprint.schema import OUTCOME_LABELS, STATUS_LABELS, outcome_group
 from historian_blueprint.text.labels import source_label
 from historian_blueprint.text.markdown import md_escape
 
@@ -65,6 +65,8 @@ def status_words(output: dict[str, Any]) -> StatusWords:
     meta = output.get("metadata") or {}
     claims = output.get("claims") or []
     n = len(claims)
+    if output.get("refusal"):  # a run's output before its metadata is written (the graph's last node)
+        meta = {**meta, "refusal": True}
     supported = sum(outcome(c["verdict"]).group == "supported" for c in claims)
     conflicts = sum(outcome(c["verdict"]).group == "conflict" for c in claims)
     if meta.get("refusal"):
@@ -81,37 +83,45 @@ def status_words(output: dict[str, Any]) -> StatusWords:
         counted += f", {conflicts} {'is' if conflicts == 1 else 'are'} contradicted by a source"
     if output["status"] == "verified":
         return StatusWords("verified", "verified", f"Every claim is supported by the passage it cites ({counted}).")
-    if premise:
-        return StatusWords("check", "does not answer all of the question",
+    if premise and output["status"] == "flagged":  # the label is the status's; the sentence says what is missing
+        return StatusWords("check", STATUS_LABELS["flagged"],
                            f"The quotes are accurate ({counted}), but {premise['finding']}.")
     verification = output.get("verification") or {}
     compared = verification.get("comparison") or verification.get("open_list")  # what the checks cannot confirm
     if output["status"] == "flagged" and compared:
-        return StatusWords("check", "check before use", f"The quotes are accurate ({counted}); {compared['finding']}.")
+        return StatusWords("check", STATUS_LABELS["flagged"],
+                           f"The quotes are accurate ({counted}); {compared['finding']}.")
     if output["status"] == "flagged":
-        return StatusWords("check", "check before use",
+        return StatusWords("check", STATUS_LABELS["flagged"],
                            f"{counted[0].upper()}{counted[1:]}; read the others in their sources.")
-    return StatusWords("unverified", "not verified",
+    return StatusWords("unverified", STATUS_LABELS["human_review"],
                        f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")
 
 
-_SHORT = {"verified": ("verified", "verified"), "flagged": ("check", "check before use"),
-          "needs_revision": ("unverified", "not verified"), "human_review": ("unverified", "not verified")}
+_GROUPS = {"verified": "verified", "flagged": "check", "needs_revision": "unverified", "human_review": "unverified"}
 
 
 def status_label(output: Any) -> tuple[str, str]:
-    """(group, label) from the status alone, for lists that keep only a run's summary and for a checked draft
-    (a dict or a ``Verification``): the same words as ``status_words`` ("not in this collection" for a refusal)."""
+    """(group, label) for a list that keeps only a run's summary (the standing ``status_words`` gave when the run
+    was stored: ``output["standing"]``) and for a checked draft (a dict or a ``Verification``): the same words as
+    ``status_words`` ("not in this collection" for a refusal)."""
     def field(name: str) -> Any:
         return output.get(name) if isinstance(output, dict) else getattr(output, name, None)
 
+    standing = field("standing")
+    if standing:
+        return standing["group"], standing["label"]
     if (field("metadata") or {}).get("refusal"):
         return "absent", "not in this collection"
-    return _SHORT.get(field("status"), ("unverified", "not verified"))
+    status = field("status")
+    return _GROUPS.get(status, "unverified"), STATUS_LABELS.get(status, STATUS_LABELS["human_review"])
 
 
-def confidence_words(confidence: float) -> str:
-    """"high (0.86)": the confidence as a word and its figure (the figure alone reads as a grade)."""
+def confidence_words(confidence: float, status: str = "verified") -> str:
+    """"high (0.86)": the confidence as a word and its figure (the figure alone reads as a grade). Beside an answer
+    that is not verified it is the quotes' alone, and says so: never "high" beside "check before use"."""
+    if status != "verified":
+        return f"{confidence:.2f}, for its quotes alone"
     word = "high" if confidence >= 0.8 else "medium" if confidence >= 0.5 else "low"
     return f"{word} ({confidence:.2f})"
 
@@ -130,7 +140,7 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
     if question:
         lines += [f"# {e(question)}", ""]
     lines += [f"**{e(words.label[0].upper() + words.label[1:])}.** {e(words.sentence)} Confidence: "
-              f"{confidence_words(output['confidence'])}.", "", e(output["answer"]), ""]
+              f"{confidence_words(output['confidence'], output['status'])}.", "", e(output["answer"]), ""]
     if output["bullets"]:
         lines += ["## Findings", ""] + [f"- {e(b)}" for b in output["bullets"]] + [""]
     if output["citations"]:
@@ -160,7 +170,7 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
 
 _ASSESSMENTS = {"exact": "quoted exactly", "paraphrase": "a fair paraphrase", "misquote": "misquoted",
                 "out_of_context": "does not say what the claim says", "missing": "no passage found"}
-# Why an answer is not verified, beside the label it shares with the page (_SHORT): the judge's paragraph says it.
+# Why an answer is not verified, beside the label it shares with the page (status_words): the judge's paragraph says it.
 _WHY_NOT = {"needs_revision": " (its flagged findings are to be revised)", "human_review": " (it needs a human reader)"}
 
 
@@ -215,7 +225,7 @@ def report_views(output: dict[str, Any]) -> list[ReportView]:
         views.append(ReportView("counter", "Counter-arguer", text, ("source", "where", "passage"), rows, r))
     if "judge" in v:
         r = v["judge"]
-        status = _SHORT.get(r.get("status"), ("unverified", "not verified"))[1] + _WHY_NOT.get(r.get("status"), "")
+        status = status_words(output).label + _WHY_NOT.get(r.get("status"), "")  # the standing every place shows
         penalty = max(0.0, r.get("base", 0) - r.get("confidence", 0))
         text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, "
                 f"the reports take {penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")

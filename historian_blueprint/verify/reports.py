@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 from historian_blueprint.schema import (
-    ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport, Status, Weakness,
-    outcome_group,
+    STATUS_LABELS, ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport, JudgeReport,
+    Status, Weakness, outcome_group,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.text.words import content_words, normalize, words
@@ -156,12 +156,12 @@ def judge(
     return JudgeReport(
         base=round(base, 4), confidence=confidence, status=status, required_revisions=required,
         safe_to_publish=status == "verified", disagreement=disagreement,
-        summary=f"confidence {confidence:.2f} ({base:.2f} − {penalty:.2f} in penalties): {status}",
+        summary=f"confidence {confidence:.2f} ({base:.2f} − {penalty:.2f} in penalties): {STATUS_LABELS[status]}",
     )
 
 
 def premise_summary(summary: str, status: str, finding: str) -> str:
-    """The judge's summary with the status the premise check leaves and why: "confidence 0.99 (...): flagged,
-    the question's “password” is not mentioned by any cited evidence ..." (not "verified; flagged")."""
+    """The judge's summary with the status the premise check leaves and why: "confidence 0.99 (...): check before
+    use, the question's “password” is not mentioned by any cited evidence ..." (not "verified; check before use")."""
     head, sep, _ = summary.rpartition(": ")
-    return f"{head if sep else summary}: {status}, {finding}"
+    return f"{head if sep else summary}: {STATUS_LABELS.get(status, status)}, {finding}"

@@ -13,6 +13,7 @@ from historian_blueprint import history
 from historian_blueprint.services import get_settings, get_store
 from historian_blueprint.config import PROFILES
 from historian_blueprint.index import service
+from historian_blueprint.present.report import status_label, status_words
 from historian_blueprint.text.questions import clean_question
 from historian_blueprint.verify.draft import TooManyClaims
 from historian_blueprint.verify.service import check_draft
@@ -206,8 +207,10 @@ def api_verify():
 @login_required
 def api_run(run_id: str):
     run = load_run(run_id)
-    return jsonify({k: run.get(k) for k in ("_id", "question", "user_id", "created_at", "thread_id", "parent_id",
-                                            "profile", "engine", "index_generation", "output", "trace")})
+    words = status_words(run["output"])  # the standing in the words the page, the history and the exports use
+    return jsonify({**{k: run.get(k) for k in ("_id", "question", "user_id", "created_at", "thread_id", "parent_id",
+                                               "profile", "engine", "index_generation", "output", "trace")},
+                    "standing": words._asdict()})
 
 
 @login_required
@@ -215,7 +218,9 @@ def api_runs():
     page = page_number(request.args.get("page"))
     runs, total = history.page(get_store(), user(), "ask", page, RUNS_PER_PAGE)
     return jsonify(runs=[{"run_id": r["_id"], "question": r["question"], "created_at": r["created_at"],
-                          "status": r.get("output", {}).get("status")} for r in runs],
+                          "status": r.get("output", {}).get("status"),
+                          "standing": dict(zip(("group", "label"), status_label(r.get("output") or {})))}
+                         for r in runs],
                    page=page, per_page=RUNS_PER_PAGE, total=total)
 
 

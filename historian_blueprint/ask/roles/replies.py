@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from historian_blueprint.ask.roles.base import Reports
 from historian_blueprint.schema import (
     Assessment, ASSESSMENT_ORDER, ChallengeReport, CitationCheck, ClaimVerdict, CounterReport, InterrogationReport,
-    IssueSeverity, JudgeReport, Status, Weakness, worse,
+    IssueSeverity, JudgeReport, STATUS_LABELS, Status, Weakness, worse,
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.verify import reports as floor_reports
@@ -165,7 +165,8 @@ def merge_judge(floor: JudgeReport, reply: JudgeReply) -> JudgeReport:
         base=floor.base, confidence=round(confidence, 4), status=status,
         required_revisions=list(dict.fromkeys(floor.required_revisions + reply.required_revisions)),
         safe_to_publish=status == "verified", disagreement=floor.disagreement,
-        summary=f"{floor.summary}; model judge: {reply.status} ({reply.confidence:.2f}) → {status}",
+        summary=(f"{floor.summary}; model judge: {STATUS_LABELS[reply.status]} ({reply.confidence:.2f}) → "
+                 f"{STATUS_LABELS[status]}"),
     )
 
 
@@ -186,5 +187,5 @@ def cap_for_rejections(report: JudgeReport, notes: list[str]) -> JudgeReport:
     return report.model_copy(update={
         "status": "flagged", "safe_to_publish": False,
         "required_revisions": report.required_revisions + notes,
-        "summary": f"{report.summary}; at most flagged: the composer cited evidence it was not given",
+        "summary": f"{report.summary}; at most “check before use”: the composer cited evidence it was not given",
     })
