@@ -60,3 +60,20 @@ def test_a_bench_command_without_labeled_data_says_where_to_point_it(runner, tmp
     result = runner.invoke(args=["historian", "bench", "graph", "--data", str(tmp_path),
                                  "--workdir", str(tmp_path / "w")])
     assert result.exit_code != 0 and "pass --data DIR" in result.output
+
+
+def test_the_page_questions_count_reader_takes_a_day_for_a_date_and_a_false_premise_is_never_right_verified():
+    from historian_lab.bench.page_questions import names_count, score_item
+
+    assert names_count("What three amendments did Lincoln propose?", 3)
+    assert not names_count("What did the front page of 3 January 1916 report about the Persia?", 3)
+    assert not names_count("What happened on January 3, 1916, at sea?", 3)
+    assert names_count("Name the 3 ships sunk on 3 January 1916.", 3)  # the count still stands beside a date
+    item = {"id": "p", "kind": "premise", "question": "Why did Lincoln oppose freeing the slaves?", "gold": []}
+    named = {"status": "flagged", "metadata": {"refusal": False},
+             "verification": {"premise": {"finding": "the passages do not say he opposed it"}}}
+    assert score_item(item, named, {})["right"]
+    assert not score_item(item, {**named, "status": "verified"}, {})["right"]  # never right when verified
+    quiet = {"status": "flagged", "metadata": {"refusal": False}, "verification": {}}
+    assert not score_item(item, quiet, {})["right"]  # an answer that does not name the premise is not right
+    assert score_item(item, {"status": "human_review", "metadata": {"refusal": True}, "verification": {}}, {})["right"]

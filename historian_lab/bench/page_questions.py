@@ -11,7 +11,10 @@ in tests/data/dialect_questions.jsonl):
   fewer items than asked; a list question that names no count ("Which countries ...": ``asked`` is then the
   number of items the collection holds) is right when the page calls it an open list (no count to state), at
   least one item was found, and it is not ``verified`` with fewer items than the collection holds;
-- ``outside``: right when the answer is a refusal (the collection cannot answer it).
+- ``outside``: right when the answer is a refusal (the collection cannot answer it);
+- ``premise``: the question presupposes something the documents contradict or do not hold ("Why did X oppose Y"
+  where X proposed Y; an address of a year the collection lacks): right when the answer is a refusal or the page
+  names what of the question no cited passage bears out (``verification.premise``), and never when ``verified``.
 
 A ``verified`` answer that is not right is counted apart: it is the error a historian does not forgive.
 """
@@ -26,7 +29,7 @@ from historian_lab.bench.common import read_jsonl, sample_app
 from historian_lab.bench.graph import holds_answer as cited  # some citation (of ids) overlaps a gold quote
 from historian_blueprint.text.words import NUMBER_WORDS
 
-KINDS = ("factual", "comparison", "list", "followup", "outside")
+KINDS = ("factual", "comparison", "list", "followup", "outside", "premise")
 
 
 def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, str]) -> dict[str, Any]:
@@ -39,6 +42,10 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
         right = not refused and cited(result, item["gold"], texts)
     elif kind == "outside":
         right = refused
+    elif kind == "premise":
+        named = bool(((result.get("verification") or {}).get("premise") or {}).get("finding"))
+        seen["premise_named"] = named
+        right = result["status"] != "verified" and (refused or named)
     elif kind == "comparison":
         table = ({s.get("label", "").lower(): s for s in shape.get("sides", [])}
                  if shape.get("kind") == "comparison" else {})
@@ -71,10 +78,17 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
     return seen
 
 
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+# A day of a month is a date, not a count: "3 January", "January 3", "the 3d of January", "January 3, 1916".
+_DAY = re.compile(rf"\b(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|d)?\s+(?:of\s+)?{_MONTH}|"
+                  rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th|d)?)\b")
+
+
 def names_count(question: str, asked: int) -> bool:
-    """The question gives the number of items it asks for, as a figure or a word ("three", "3")."""
+    """The question gives the number of items it asks for, as a figure or a word ("three", "3"); a day of a month
+    ("3 January", "January 3") is a date, not a count."""
     words = {w for w, n in NUMBER_WORDS.items() if n == asked} | {str(asked)}
-    return bool(words & set(re.findall(r"[a-z0-9]+", question.lower())))
+    return bool(words & set(re.findall(r"[a-z0-9]+", _DAY.sub(" ", question.lower()))))
 
 
 def _row(table: dict[str, dict[str, Any]], label: str) -> dict[str, Any] | None:
