@@ -75,6 +75,18 @@ def test_check_a_draft_shows_three_outcomes_as_three_different_things(client):
     assert "Claims: 1 supported, 1 not confirmed, 1 contradicted" in page
     # the CSP allows no inline style
     assert "p(supported)" not in page and "<style" not in page and " style=" not in page
+    # the four reports read as the answer page's do: a paragraph each, in words, their data folded away
+    import html as markup
+
+    for key, opening in (("challenge", "The challenger read each of the 3 claims"),
+                         ("interrogation", "The interrogator asked of every citation"),
+                         ("counter", "The counter-arguer looked"), ("judge", "The judge weighed the three reports")):
+        section = re.search(rf'data-testid="report-{key}">.*?<p>(.*?)</p>', page, re.S)
+        assert section and markup.unescape(section.group(1)).startswith(opening), key
+    badge = re.search(r'data-testid="status"[^>]*>([^<]+)<', page).group(1)
+    assert f"the answer is {badge}" in markup.unescape(re.search(r'data-testid="report-judge">.*?<p>(.*?)</p>', page,
+                                                                  re.S).group(1))
+    assert "unverified_detail" not in page.split("The report as data")[0]  # no type code outside the data
 
 
 def test_each_outcome_has_its_own_style_and_a_contradiction_is_red():

@@ -186,9 +186,12 @@ class ReportView(NamedTuple):
     raw: dict[str, Any]
 
 
-def report_views(output: dict[str, Any]) -> list[ReportView]:
-    """The challenger, interrogator, counter-arguer and judge in plain words, in that order (absent ones left out)."""
-    v = output.get("verification") or {}
+def report_views(output: dict[str, Any], standing: str | None = None) -> list[ReportView]:
+    """The challenger, interrogator, counter-arguer and judge in plain words, in that order (absent ones left out):
+    of an answer's output, or of a checked draft (a ``Verification`` dumped: its reports stand beside its claims;
+    ``standing``: its label, as its page shows it)."""
+    v = output.get("verification") or {key: output[key] for key in ("challenge", "interrogation", "counter", "judge")
+                                        if output.get(key)}
     claims = {c["id"]: c for c in output.get("claims") or []}
     sources = {c["source_id"]: source_label({**c, "locator": None}) for c in output.get("citations") or []}
     views = []
@@ -225,7 +228,7 @@ def report_views(output: dict[str, Any]) -> list[ReportView]:
         views.append(ReportView("counter", "Counter-arguer", text, ("source", "where", "passage"), rows, r))
     if "judge" in v:
         r = v["judge"]
-        status = status_words(output).label + _WHY_NOT.get(r.get("status"), "")  # the standing every place shows
+        status = (standing or status_words(output).label) + _WHY_NOT.get(r.get("status"), "")  # as every place says
         penalty = max(0.0, r.get("base", 0) - r.get("confidence", 0))
         text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, "
                 f"the reports take {penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")

@@ -13,6 +13,7 @@ from historian_blueprint.present.report import (
     confidence_words, outcome, outcome_counts, report_views, source_label, status_label, status_words,
 )
 from historian_blueprint.present import formats
+from historian_blueprint.schema import CLAIM_TYPE_LABELS
 from historian_blueprint.text.markers import split_at_markers
 from historian_blueprint.web.common import source_link
 from historian_blueprint.web.reading import around
@@ -86,6 +87,7 @@ FILTERS = {"historian_markers": historian_markers, "historian_json": historian_j
 GLOBALS = {"historian_source_url": source_url, "historian_source_groups": source_groups,
            "historian_document_label": document_label, "historian_outcome_counts": outcome_counts,
            "historian_status_words": status_words,  # output -> (group, label, sentence)
+           "historian_claim_type": lambda kind: CLAIM_TYPE_LABELS.get(kind, kind or ""),  # a claim type in words
            "historian_confidence_words": confidence_words,
            "historian_status_label": status_label,  # a run summary's (group, label)
            "historian_report_views": report_views,
