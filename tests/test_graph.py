@@ -249,18 +249,3 @@ def test_a_sentence_that_matches_the_question_but_lacks_its_answer_reads_on_into
     assert text[facts[0].start - 100:facts[0].end - 100] == facts[0].text
     plain = offline.extract(read_question("What did Woodrow Wilson say about the one cloud upon our horizon?"), [hit])
     assert plain[0].text == "There is but one cloud upon our horizon."  # no type asked: the sentence alone
-
-
-def test_a_follow_up_keeps_to_the_narrator_its_thread_asked_about(app):
-    """After a question on Jasper Battle, "What apron was she wearing?" names no one: its searches keep to Battle's
-    interview (Georgia Baker's also describes a checked apron); a follow-up that names someone else does not."""
-    with app.app_context():
-        first = ask("What did Jasper Battle say about his wife Lula?")
-        follow = ask("What apron was she wearing?", parent_id=first["metadata"]["run_id"])
-        retrieved = {h["source_id"] for h in follow["metadata"]["retrieval"]}
-        assert retrieved == {"wpa-georgia-jasper-battle"}, retrieved
-        assert {c["source_id"] for c in follow["citations"]} <= {"wpa-georgia-jasper-battle"}
-        other = ask("What apron was Georgia Baker wearing?", parent_id=first["metadata"]["run_id"])
-        assert "wpa-georgia-georgia-baker" in {h["source_id"] for h in other["metadata"]["retrieval"]}
-        alone = ask("What apron was she wearing?")  # no thread: the whole collection
-        assert len({h["source_id"] for h in alone["metadata"]["retrieval"]}) > 1

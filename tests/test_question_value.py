@@ -50,16 +50,3 @@ def test_the_value_is_immutable():
     q = read_question("Who wrote the Emancipation Proclamation?")
     with pytest.raises(AttributeError):
         q.text = "something else"  # type: ignore[misc]
-
-
-def test_a_follow_up_carries_the_narrator_or_author_it_goes_on_asking_about():
-    history = [{"question": "What did Arnold Gragston say about crossing the river?", "answer": "..."}]
-    bylines = {"Arnold Gragston": 1}.get
-    on = read_question("Where did he settle after the war?", history, bylines=lambda n: bylines(n, 0))
-    assert on.subject == "Arnold Gragston"
-    assert read_question("Where did he settle after the war?", history).subject is None  # no bylines known
-    assert read_question("Where did he settle after the war?").subject is None  # no thread
-    named = read_question("Where did Frederick Douglass settle?", history, bylines=lambda n: 1)
-    assert named.subject is None  # a follow-up that names someone asks about them
-    nobody = [{"question": "What did the Senate say about the tariff?", "answer": "..."}]
-    assert read_question("And about silver?", nobody, bylines=lambda n: 0).subject is None

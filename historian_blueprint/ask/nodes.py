@@ -120,44 +120,23 @@ def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
 def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
     """Every sub-query within the asker's filters, and the question in the narratives' eye-dialect spellings
     (passages in eye dialect only: text.dialect); a comparison also searches each side on its own (its author's
-    or year's documents), and each side's best passages are kept whatever the others score. A follow-up that goes
-    on asking about an author or narrator (``Question.subject``) keeps to that person's documents, unless the
-    asker filtered by author, or none of them holds a passage."""
+    or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
     shape = shape_in(state)
-    asked = state.get("asked")
-    subject = asked.subject if asked is not None and not c.filters.get("author") else None
     sides = ([(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides]
              if shape.comparison else [])
+    searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
     spelled = dialect_query(state["question"])  # the narratives' spellings of its words ("master": "marse", "marster")
-    for filters in ([{**c.filters, "author": subject}] if subject else []) + [dict(c.filters)]:
-        searches = [(query, dict(filters)) for query in state["sub_queries"]]
-        if spelled:
-            searches.append((spelled, dict(filters)))
-        best, kept, extra = _gather(c, searches + sides, len(searches), spelled)
-        if best or extra:
-            break
-    ranked = sorted(best.values(), key=lambda h: -h["score"])
-    cap = max(c.rerank_k * 2, c.top_k)
-    keep = set(kept)
-    rest = [h for h in ranked if passage(h) not in keep][: max(cap - len(keep), 0)]
-    hits = [h for h in ranked if passage(h) in keep] + rest
-    taken = {passage(h) for h in hits}
-    hits += [h for h in extra if passage(h) not in taken]
-    return {"hits": sorted(hits, key=lambda h: -h["score"])}
-
-
-def _gather(c: Context, searches: list[tuple[str, dict[str, Any]]], planned: int,
-            spelled: str | None) -> tuple[dict[tuple[str, int, int], dict[str, Any]], list[tuple[str, int, int]],
-                                          list[dict[str, Any]]]:
-    """Run the searches: the best score of each passage; the passages each side's own search keeps (those after
-    the ``planned`` ones); the eye-dialect search's best passages in eye dialect (they take no one's place)."""
+    if spelled:
+        searches.append((spelled, dict(c.filters)))
+    planned = len(searches)
+    searches += sides
     best: dict[tuple[str, int, int], dict[str, Any]] = {}
     kept: list[tuple[str, int, int]] = []
     extra: list[dict[str, Any]] = []
     for n, (query, filters) in enumerate(searches):
         hits = c.retrieve(query, c.top_k, filters or None)
-        if query == spelled:
+        if query == spelled:  # its best passages in eye dialect join the others; they take no one's place
             extra = [h for h in hits if in_dialect(h["text"])][:DIALECT_KEEP]
             continue
         if n >= planned:
@@ -166,7 +145,14 @@ def _gather(c: Context, searches: list[tuple[str, dict[str, Any]]], planned: int
             key = passage(hit)
             if key not in best or best[key]["score"] < hit["score"]:
                 best[key] = hit
-    return best, kept, extra
+    ranked = sorted(best.values(), key=lambda h: -h["score"])
+    cap = max(c.rerank_k * 2, c.top_k)
+    keep = set(kept)
+    rest = [h for h in ranked if passage(h) not in keep][: max(cap - len(keep), 0)]
+    hits = [h for h in ranked if passage(h) in keep] + rest
+    taken = {passage(h) for h in hits}
+    hits += [h for h in extra if passage(h) not in taken]
+    return {"hits": sorted(hits, key=lambda h: -h["score"])}
 
 
 def passage(hit: dict[str, Any]) -> tuple[str, int, int]:

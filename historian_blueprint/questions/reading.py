@@ -45,7 +45,6 @@ class Question:
     shape: Shape
     route: str                             # simple | complex
     thread: frozenset[str] = frozenset()   # a follow-up's carried subject (THREAD_TURNS)
-    subject: str | None = None             # the author or narrator a follow-up goes on asking about (``carried``)
     sides: tuple[Question, ...] = ()       # a comparison's sides, each read as a question of its own (its query)
 
     @property
@@ -70,32 +69,12 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
     if bylines is not None:
         shape = with_bylines(shape, bylines)
     kind, wants = asks(text), focus(text)
-    read = premises(text)
     return Question(
         text=text, words=frozenset(words), content=content, count=count, kind=kind, focus=wants,
-        premises=read, shape=shape,
+        premises=premises(text), shape=shape,
         route="complex" if shape.kind != "single" else routed, thread=frozenset(thread),
-        subject=carried(read, shape, history or (), bylines) if history and bylines is not None else None,
         sides=tuple(read_question(side.query, sides=False) for side in shape.sides) if sides else (),
     )
-
-
-def carried(read: Premises, shape: Shape, history: Sequence[dict[str, Any]],
-            bylines: Callable[[str], int]) -> str | None:
-    """The person a follow-up goes on asking about: the author or narrator (a byline here) the last turns named,
-    the most recent first, when the follow-up names no one of its own and compares nothing ("Where did he settle
-    after the war?" after a question on Arnold Gragston: Gragston); None otherwise. Its searches keep to that
-    person's documents (the graph's ``retrieve``)."""
-    if shape.comparison or any(c.kind == "name" for c in read.constraints):
-        return None
-    for turn in reversed(list(history)[-THREAD_TURNS:]):
-        named = [c.text for c in premises(str(turn.get("question", ""))).constraints if c.kind == "name"]
-        bylined = [name for name in named if bylines(name) > 0]
-        if bylined:
-            return bylined[0]
-        if named:  # the last turn asked about someone who writes nothing here: nothing to keep to
-            return None
-    return None
 
 
 def requested_count(question: str) -> int | None:
