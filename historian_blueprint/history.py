@@ -163,7 +163,7 @@ def rebuild(store: Store) -> int:
         history.delete_many({})
         fields = {"question": 1, "topic": 1, "created_at": 1, "thread_id": 1, "kind": 1, "user_id": 1,
                   "output.status": 1, "output.confidence": 1, "output.metadata.rounds": 1,
-                  "output.metadata.refusal": 1}
+                  "output.metadata.refusal": 1, "standing": 1}
         runs = sorted(store.runs.find({}, fields), key=lambda r: (r.get("created_at") or 0, r["_id"]))
         lists: dict[str, list[dict[str, Any]]] = {}
         for run in runs:

@@ -43,9 +43,9 @@ def outcome_group(verdict: str) -> Literal["supported", "unconfirmed", "conflict
     return "supported" if verdict == "supported" else "conflict" if verdict in CONFLICTS else "unconfirmed"
 ClaimType = Literal["fabrication", "exaggeration", "misattribution", "unverified_detail", "inference"]
 # What kind of trouble a claim has, in the words the pages and reports show (the code stays in the JSON).
-CLAIM_TYPE_LABELS: dict[str, str] = {"fabrication": "not in the sources", "exaggeration": "overstated",
-                                     "misattribution": "attributed wrongly", "unverified_detail": "a detail not found",
-                                     "inference": "an inference"}
+CLAIM_TYPE_LABELS: dict[str, str] = {"fabrication": "not what the sources say", "exaggeration": "overstated",
+                                     "misattribution": "quoted or attributed wrongly",
+                                     "unverified_detail": "a detail not found", "inference": "an inference"}
 IssueSeverity = Literal["low", "medium", "high", "critical"]  # a weakness always has one
 Severity = Literal["none", IssueSeverity]                      # a supported claim has none
 Assessment = Literal["exact", "paraphrase", "misquote", "out_of_context", "missing"]

@@ -69,6 +69,7 @@ def test_the_page_questions_count_reader_takes_a_day_for_a_date_and_a_false_prem
     assert not names_count("What did the front page of 3 January 1916 report about the Persia?", 3)
     assert not names_count("What happened on January 3, 1916, at sea?", 3)
     assert names_count("Name the 3 ships sunk on 3 January 1916.", 3)  # the count still stands beside a date
+    assert names_count("Name 3 of January's front pages.", 3)  # "3 of January's ..." counts, it dates nothing
     item = {"id": "p", "kind": "premise", "question": "Why did Lincoln oppose freeing the slaves?", "gold": []}
     named = {"status": "flagged", "metadata": {"refusal": False},
              "verification": {"premise": {"finding": "the passages do not say he opposed it"}}}

@@ -100,12 +100,14 @@ def check_references_keep_the_input(specs, refs):
         title = field_text(s["title"]) or one_line(s["sid"])
         author = [one_line(s["author"])] if field_text(s["author"]) else []
         interview = field_text(s["interviewee"]) if stored else None
-        page = "newspaper" in (field_text(s["doc_type"]) or "").lower() and stored and not interview
-        if interview:  # the narrator is the author; the record's author recorded it
-            assert r.authors == [interview] and r.interviewers == author and r.title == title
+        page = ("newspaper" in (field_text(s["doc_type"]) or "").lower() and stored and not interview
+                and PAGE_TITLE.match(title))
+        if interview:  # the narrator is the author; the record's author recorded it (unless it is the narrator)
+            assert r.authors == [interview] and r.interviewers == [a for a in author if a != interview]
+            assert r.title == title
         elif page:  # a newspaper page: no author; the record's author published the paper
             assert r.authors == [] and r.publisher == (author[0] if author else None)
-            assert r.title == title if not PAGE_TITLE.match(title) else r.title.startswith(("Front page", "Page "))
+            assert r.title.startswith(("Front page", "Page "))
         else:
             assert r.authors == author and r.title == title
         assert r.locators == [one_line(loc) for loc in s["locators"] if field_text(loc)]
@@ -185,8 +187,9 @@ def check_ris(text, refs):
         assert [words(a) for a in record.get("authors", [])] == [words(a) for a in r.authors]
         assert [words(a) for a in record.get("secondary_authors", [])] == [words(a) for a in r.interviewers]
         assert record["notes"] == [one_line(r.full_note)]
-        assert record.get("secondary_title") == (r.container or r.collection)
-        assert record.get("name_of_database") == (r.collection if r.container else None)
+        news = r.kind == "article-newspaper"
+        assert record.get("secondary_title") == (r.container if news else r.collection)
+        assert record.get("name_of_database") == (r.collection if news else None)
         assert record.get("place_published") == r.place
         assert [unquote(u) for u in record.get("urls", [])] == ([unquote(r.url)] if r.url else [])
 

@@ -53,7 +53,7 @@ def test_a_failing_role_is_never_verified_and_the_run_names_the_failure(app, ser
     assert out["status"] != "verified" and not out["verification"]["judge"]["safe_to_publish"]
     failures = out["verification"]["model_failures"]  # the answer page's "Model roles that failed" line
     assert [f for f in failures if f.startswith(f"{fault.role}: ") and faults.TRANSPORT[fault.name] in f], failures
-    assert "not verified because a model role failed" in judge_step(run)
+    assert "penalties): not verified" in judge_step(run) and "because a model role failed" in judge_step(run)
     assert f"{fault.role}: " in judge_step(run)
     assert row["failure_recorded"] and row["seconds"] < 10
     spent = out["metadata"]["tokens"]["per_role"][fault.role]  # what the failed role cost is on the record
@@ -69,8 +69,9 @@ def test_a_judge_that_lies_upward_about_a_hallucinated_answer_is_overruled(app, 
     out = run["output"]
     assert out["status"] != "verified" and out["confidence"] < 0.6
     assert out["claims"] and all(c["verdict"] != "supported" for c in out["claims"])
-    assert "model judge: verified (0.99)" in out["verification"]["judge"]["summary"]
-    assert "model judge: verified (0.99)" in judge_step(run)
+    summary = out["verification"]["judge"]["summary"]  # the standing said once, the model's word beside it
+    assert "the model judge said verified (0.99)" in summary and "penalties): verified" not in summary
+    assert "the model judge said verified (0.99)" in judge_step(run)
     assert row["failure_recorded"] and row["seconds"] < 10
 
 

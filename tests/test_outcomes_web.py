@@ -84,7 +84,7 @@ def test_check_a_draft_shows_three_outcomes_as_three_different_things(client):
         section = re.search(rf'data-testid="report-{key}">.*?<p>(.*?)</p>', page, re.S)
         assert section and markup.unescape(section.group(1)).startswith(opening), key
     badge = re.search(r'data-testid="status"[^>]*>([^<]+)<', page).group(1)
-    assert f"the answer is {badge}" in markup.unescape(re.search(r'data-testid="report-judge">.*?<p>(.*?)</p>', page,
+    assert f"Its standing: {badge}" in markup.unescape(re.search(r'data-testid="report-judge">.*?<p>(.*?)</p>', page,
                                                                   re.S).group(1))
     assert "unverified_detail" not in page.split("The report as data")[0]  # no type code outside the data
 

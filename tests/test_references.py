@@ -220,3 +220,33 @@ def test_each_format_escapes_a_hostile_value_its_own_way():
               "claims": []}
     md = to_markdown(output, references=["= 1+1"])
     assert "\n\\- not a list\n" in md and "\n\\= 1+1\n" in md
+
+
+def test_keys_names_and_titles_a_reader_would_otherwise_misread():
+    from historian_blueprint.present.chicago import chicago_bibliography_entry, chicago_note
+    from historian_blueprint.present.references import Reference, corporate, csl_json, keys, references
+
+    pages = [Reference(source_id=f"p{n}", title="Front page", container="The Salt Lake herald", year=1916)
+             for n in range(60)]
+    made = keys(pages)  # many pages of one paper and day: every key its own, none looping
+    assert len(set(made)) == 60 and made[0] == "salt1916front" and made[1] == "salt1916frontb"
+    assert made[25] == "salt1916frontz" and made[26] == "salt1916frontaa" and made[27] == "salt1916frontab"
+    assert corporate("Pomeroy, Gould & Co.") and corporate("Smith Bros.") and corporate("Acme, Inc.")
+    assert not any(map(corporate, ("Joyce Brothers", "Co Westerik", "Ray Sons", "Martin Luther King, Jr.")))
+    king = Reference(source_id="k", title="Shall the Union Survive?", authors=["Martin Luther King, Jr."], year=1963)
+    assert json.loads(csl_json([king]))[0]["author"] == [{"family": "King", "given": "Martin Luther",
+                                                          "suffix": "Jr."}]
+    assert chicago_note(king) == "Martin Luther King, Jr., “Shall the Union Survive?” 1963."  # no "?," after it
+    assert chicago_bibliography_entry(king).startswith("King, Martin Luther, Jr. “Shall the Union Survive?” 1963.")
+
+    class Doc:
+        def __init__(self, **fields):
+            self.__dict__.update({"date": None, "url": None, "collection": None, **fields})
+
+    bylined = Doc(id="a", title="The Fall of Erzerum", author="Frederick Palmer", year=1916,
+                  extra={"doc_type": "newspaper article"})
+    narrator = Doc(id="n", title="Interview with Rachel Adams", author="Rachel Adams", year=1937,
+                   extra={"interviewee": "Rachel Adams"})
+    article, told = references([{"source_id": "a"}, {"source_id": "n"}], {"a": bylined, "n": narrator}.get)
+    assert article.authors == ["Frederick Palmer"] and article.container is None  # a byline is kept
+    assert told.authors == ["Rachel Adams"] and told.interviewers == []  # never "Rachel Adams, interview by herself"

@@ -378,9 +378,11 @@ def test_one_status_wording_per_run_on_the_badge_history_judge_progress_export_a
     md = client.get(f"/historian/runs/{run_id}/export.md").get_data(as_text=True)
     api = client.get(f"/historian/api/runs/{run_id}").json
     assert badge == html.unescape(listed) == api["standing"]["label"], (badge, listed, api["standing"])
-    assert f'"detail": "{badge}"' in closing  # the progress list's last line
+    assert f'"detail": "{badge}"' in closing  # the progress list's last node
+    done = [d for n, d in re.findall(r"event: (\w+)\ndata: (.*)\n\n", events) if n == "done"][-1]
+    assert f'"standing": "{badge}"' in done  # what the page's progress list says when the answer is ready
     assert f"**{badge[0].upper()}{badge[1:]}.**" in md
     if judge:  # the judge's paragraph ends on the same words (not the status code, not another label)
-        assert f"the answer is {badge}" in html.unescape(judge.group(1))
+        assert f"Its standing: {badge}" in html.unescape(judge.group(1))
     if badge != "verified":  # never "high" beside a flag
         assert not re.search(r'data-testid="confidence">high', page) and "Confidence: high" not in md

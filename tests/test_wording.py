@@ -56,7 +56,7 @@ def test_reports_read_as_paragraphs_with_tables():
     assert ("1 of 2 do" in views["interrogation"].paragraph
             and views["interrogation"].rows[1][3] == "does not say what the claim says")
     assert "found none" in views["counter"].paragraph
-    assert "leaving 0.60; the answer is check before use" in views["judge"].paragraph
+    assert "leaving 0.60. Its standing: check before use." in views["judge"].paragraph
 
 
 def test_a_source_is_labelled_by_who_speaks_what_and_where():

@@ -33,6 +33,13 @@ def _names(names: list[str]) -> str:
     return " and ".join(names)
 
 
+def _quoted(title: str, mark: str) -> str:
+    """A title in quotation marks with the punctuation that follows it inside them ("“Title,”", "“Title.”"); a
+    title that ends in its own question or exclamation mark keeps it alone ("“Shall the Union Survive?”")."""
+    title = title.rstrip(".")
+    return f"“{title}”" if title.endswith(("?", "!")) else f"“{title}{mark}”"
+
+
 def chicago_note(r: Reference, locator: str | None = None) -> str:
     """A first full note, by kind: "Grover Cleveland, “Annual Message to Congress (1893),” December 4, 1893, State
     of the Union Addresses, para 12."; an interview: "Rachel Adams, interview by Federal Writers' Project, ...,
@@ -41,7 +48,7 @@ def chicago_note(r: Reference, locator: str | None = None) -> str:
     parts = [f"{_names(r.authors)}, " if r.authors else ""]
     if r.interviewers:
         parts.append(f"interview by {_names(r.interviewers)}, ")
-    parts.append(f"“{r.title.rstrip('.')},” ")
+    parts.append(_quoted(r.title, ",") + " ")
     if r.container:
         parts.append(f"{r.container}{f' ({r.place})' if r.place else ''}, ")
     elif r.place:
@@ -65,7 +72,7 @@ def chicago_bibliography_entry(r: Reference) -> str:
     if r.interviewers:
         head.append(f"Interview by {_names(r.interviewers)}")
     when = _long_date(r).rstrip(".") + (f", {r.page}" if r.page else "")  # "n.d.", not "n.d.."
-    parts = head + [f"“{r.title.rstrip('.')}.”"]
+    parts = head + [_quoted(r.title, ".")]
     if r.place and not r.container:
         parts.append(f"{r.place},")
     parts += [when, r.collection or "", f"Historian collection, {r.source_id}", r.url or ""]
@@ -89,8 +96,8 @@ def chicago(refs: list[Reference], citations: list[dict[str, Any]]) -> str:
         if r.source_id in seen:  # a later note is short: who, a short title, (the paper,) where
             who = inverted(r.authors[0]).split(",")[0] + ", " if r.authors and not corporate(r.authors[0]) else ""
             rest = [value for value in (r.container, locator) if value]
-            tail = f",” {', '.join(rest)}." if rest else ".”"
-            notes.append(inert(f"{c['id']}. {who}“{_short_title(r.title)}{tail}"))
+            short = _quoted(_short_title(r.title), "," if rest else ".")
+            notes.append(inert(f"{c['id']}. {who}{short}{' ' + ', '.join(rest) + '.' if rest else ''}"))
         else:
             notes.append(inert(f"{c['id']}. {chicago_note(r, locator)}"))
             seen.add(r.source_id)

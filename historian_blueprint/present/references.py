@@ -1,5 +1,5 @@
-"""The cited sources of an answer as references a historian's tools import: BibTeX, RIS, CSL-JSON, and Chicago
-notes-bibliography (a note per citation, a bibliography per source).
+"""The cited sources of an answer as references a historian's tools import: BibTeX, RIS and CSL-JSON (Chicago
+notes-bibliography is ``present/chicago.py``'s, from the same references).
 
 One ``Reference`` per cited document is read from the document's metadata (title, author, date, collection,
 url, and the host's own fields such as ``interviewee``, ``interviewer``, ``place``, ``page``, ``newspaper``) and the
@@ -29,8 +29,12 @@ from historian_blueprint.text.markdown import one_line
 # Authors that are bodies, not persons: never inverted ("Project, Federal Writers'") or split into given/family.
 _CORPORATE = re.compile(r"\b(project|administration|office|department|bureau|committee|society|company|press|"
                         r"association|government|congress|library|university|board|commission|staff|"
-                        r"co|corp|corporation|inc|incorporated|ltd|limited|sons|brothers|bros|publishers?|"
-                        r"publishing|printing|printers)\b\.?|&", re.I)
+                        r"corporation|incorporated|publishing|printing)\b|"
+                        # a firm's forms: "& Co.", "Pomeroy, Gould & Co.", "Smith Bros.", "Acme, Inc.", "& Sons"
+                        r"&|\b(?:co|corp|bros|ltd)\.|,\s*(?:inc|ltd|llc)\b\.?|\b(?:and|&)\s+(?:sons|brothers)\b",
+                        re.I)
+# A name's suffix after a comma, not its given names: "Martin Luther King, Jr." is not "King, Jr.".
+_SUFFIX = re.compile(r",\s*(?:jr|sr|[ivx]{1,4})\.?$", re.I)
 # A newspaper page's title as Chronicling America writes it: "<paper>[ : subtitle], <date>, front page" / "page 3".
 PAGE_TITLE = re.compile(r"^(?P<paper>.+?)(?:\s+:\s+[^,]*)?,\s*(?P<date>\d{4}-\d{2}-\d{2}),\s*"
                          r"(?P<page>front page|page\s+(?P<n>\d+))\s*$", re.I)
@@ -67,13 +71,12 @@ class Reference:
         "adams1937interview", "goodwins1916front"); letters and digits only ("-44" gives 44). Two sources with the
         same key are told apart where the keys are written (``keys``)."""
         who = self.authors[0] if self.authors else ""
-        if corporate(who):
-            names = who.split()[:1]                              # a body: its first word
-        elif who:
-            names = inverted(who).split(",")[0].split()[-1:]    # a person: the family name
+        if corporate(who) or not who:  # a body's, or with no author the paper's, first word that is no function word
+            name = next((w for w in (_word(t) for t in (who or self.container or "").split())
+                         if w and w not in _TITLE_STOP), "")
         else:
-            names = (self.container or "").split()[:1]           # no author: the paper's first word
-        name = names[0] if names else ""
+            names = inverted(who).split(",")[0].split()[-1:]    # a person: the family name
+            name = names[0] if names else ""
         word = next((w for w in (_word(t) for t in self.title.split()) if w and w not in _TITLE_STOP), "")
         year = abs(self.year) if self.year else "nd"
         return f"{_word(name)}{year}{word}" if _word(name) else f"{word or 'doc'}{year}"
@@ -122,6 +125,10 @@ class Reference:
 def inverted(author: str) -> str:
     """"Grover Cleveland" -> "Cleveland, Grover" (bodies and already inverted names stay as they are)."""
     author = author.strip()
+    if _SUFFIX.search(author) and not corporate(author):  # "Martin Luther King, Jr." -> "King, Martin Luther, Jr."
+        base, suffix = author.rsplit(",", 1)
+        turned = inverted(base)
+        return f"{turned}, {suffix.strip()}" if turned != base.strip() else author
     if not author or "," in author or " " not in author or corporate(author):
         return author
     first, last = author.rsplit(" ", 1)
@@ -138,13 +145,34 @@ def _word(text: str) -> str:
 
 
 def keys(refs: list[Reference]) -> list[str]:
-    """Each reference's key, a second one of the same key told apart by a letter ("grant1874annualb")."""
+    """Each reference's key; a later one of the same key told apart by a letter, then by two ("grant1874annualb",
+    ... "grant1874annualz", "grant1874annualaa", ...): never twice the same."""
     out: list[str] = []
+    taken: set[str] = set()
     for r in refs:
         key, n = r.key, 0
-        while (key if not n else key + "abcdefghijklmnopqrstuvwxyz"[n % 26]) in out:
+        while key in taken:
             n += 1
-        out.append(key if not n else key + "abcdefghijklmnopqrstuvwxyz"[n % 26])
+            key = r.key + _letters(n)
+        taken.add(key)
+        out.append(key)
+    return out
+
+
+_ABC = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _letters(n: int) -> str:
+    """The n-th repeat's letters: 1 -> "b", 25 -> "z", 26 -> "aa", 27 -> "ab", ... (the first has none)."""
+    if n < 26:
+        return _ABC[n]
+    n, width = n - 26, 2
+    while n >= 26 ** width:
+        n, width = n - 26 ** width, width + 1
+    out = ""
+    for _ in range(width):
+        n, rest = divmod(n, 26)
+        out = _ABC[rest] + out
     return out
 
 
@@ -185,12 +213,12 @@ def _reference(sid: str, c: dict[str, Any], doc: Any) -> Reference:
         collection=_clean(doc.collection if doc else None), doc_type=_clean(extra.get("doc_type")),
         place=_clean(extra.get("place")), url=(doc.url if doc else None) or c.get("url"),
     )
+    page = PAGE_TITLE.match(title) if "newspaper" in (ref.doc_type or "").lower() else None
     if ref.interviewee:  # the narrator speaks: the author; who recorded it: the interviewer
         named = _clean(extra.get("interviewer"))
-        ref.interviewers = [named] if named else ref.authors
+        ref.interviewers = [n for n in ([named] if named else ref.authors) if n != ref.interviewee]
         ref.authors = [ref.interviewee]
-    elif "newspaper" in (ref.doc_type or "").lower() or extra.get("newspaper"):
-        page = PAGE_TITLE.match(title)
+    elif page or extra.get("newspaper"):  # a page of a paper (a bylined article keeps its author)
         ref.container = _clean(extra.get("newspaper")) or (page["paper"] if page else None)
         if page:
             ref.title = "Front page" if page["page"].lower() == "front page" else f"Page {page['n']}"
@@ -273,7 +301,7 @@ def ris(refs: list[Reference]) -> str:
         if parts:
             lines.append(("PY", str(parts[0])))
             lines.append(("DA", r.date_text("/") + "/" * (3 - len(parts))))
-        if r.container:
+        if r.kind == "article-newspaper":  # the paper (when known) and the database it is read in, never mixed
             lines += [(tag, value) for tag, value in (("T2", r.container), ("SP", r.page), ("PB", r.publisher),
                                                       ("DB", r.collection)) if value]
         elif r.collection:
@@ -293,9 +321,15 @@ def _csl_name(name: str) -> dict[str, str]:
     as ``literal``."""
     if corporate(name) or " " not in name.strip():
         return {"literal": name}
-    if "," in name:
+    if "," in name and not _SUFFIX.search(name):
         family, given = (part.strip() for part in name.split(",", 1))
         return {"family": family, "given": given}
+    if _SUFFIX.search(name):  # "Martin Luther King, Jr.": the suffix stays with the family name
+        base, suffix = name.rsplit(",", 1)
+        if " " in base.strip():
+            given, family = base.strip().rsplit(" ", 1)
+            return {"family": family, "given": given, "suffix": suffix.strip()}
+        return {"literal": name}
     given, family = name.rsplit(" ", 1)
     return {"family": family, "given": given}
 

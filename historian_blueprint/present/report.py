@@ -94,8 +94,9 @@ def status_words(output: dict[str, Any]) -> StatusWords:
     if output["status"] == "flagged":
         return StatusWords("check", STATUS_LABELS["flagged"],
                            f"{counted[0].upper()}{counted[1:]}; read the others in their sources.")
-    return StatusWords("unverified", STATUS_LABELS["human_review"],
-                       f"{counted[0].upper()}{counted[1:]}; this answer needs a careful reading of its sources.")
+    missing = f"; and {premise['finding']}" if premise else ""  # what of the question no cited passage bears out
+    return StatusWords("unverified", STATUS_LABELS["human_review"], f"{counted[0].upper()}{counted[1:]}{missing}; "
+                       "this answer needs a careful reading of its sources.")
 
 
 _GROUPS = {"verified": "verified", "flagged": "check", "needs_revision": "unverified", "human_review": "unverified"}
@@ -139,8 +140,10 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
     lines = []
     if question:
         lines += [f"# {e(question)}", ""]
-    lines += [f"**{e(words.label[0].upper() + words.label[1:])}.** {e(words.sentence)} Confidence: "
-              f"{confidence_words(output['confidence'], output['status'])}.", "", e(output["answer"]), ""]
+    confidence = ("" if words.group in ("absent", "failed")  # never beside a refusal or a failure
+                  else f" Confidence: {confidence_words(output['confidence'], output['status'])}.")
+    lines += [f"**{e(words.label[0].upper() + words.label[1:])}.** {e(words.sentence)}{confidence}", "",
+              e(output["answer"]), ""]
     if output["bullets"]:
         lines += ["## Findings", ""] + [f"- {e(b)}" for b in output["bullets"]] + [""]
     if output["citations"]:
@@ -171,7 +174,8 @@ def to_markdown(output: dict[str, Any], question: str | None = None, labels: dic
 _ASSESSMENTS = {"exact": "quoted exactly", "paraphrase": "a fair paraphrase", "misquote": "misquoted",
                 "out_of_context": "does not say what the claim says", "missing": "no passage found"}
 # Why an answer is not verified, beside the label it shares with the page (status_words): the judge's paragraph says it.
-_WHY_NOT = {"needs_revision": " (its flagged findings are to be revised)", "human_review": " (it needs a human reader)"}
+_WHY_NOT = {"needs_revision": " (its findings that were not confirmed are to be revised)",
+            "human_review": " (it needs a human reader)"}
 
 
 class ReportView(NamedTuple):
@@ -231,7 +235,7 @@ def report_views(output: dict[str, Any], standing: str | None = None) -> list[Re
         status = (standing or status_words(output).label) + _WHY_NOT.get(r.get("status"), "")  # as every place says
         penalty = max(0.0, r.get("base", 0) - r.get("confidence", 0))
         text = (f"The judge weighed the three reports: the claims' own confidence is {r.get('base', 0):.2f}, "
-                f"the reports take {penalty:.2f} off, leaving {r.get('confidence', 0):.2f}; the answer is {status}.")
+                f"the reports take {penalty:.2f} off, leaving {r.get('confidence', 0):.2f}. Its standing: {status}.")
         rows = [(item,) for item in r.get("required_revisions") or []]
         views.append(ReportView("judge", "Judge", text, ("what would have to change",), rows, r))
     return views
@@ -262,7 +266,8 @@ def safe_url(url: Any) -> str | None:
 def draft_report(result: dict[str, Any]) -> str:
     """A checked draft (``verify/service.check_draft``'s output) in words: its status and confidence, the outcomes
     counted, each claim with its outcome, evidence and reason (where it is not supported), the four reports."""
-    lines = [f"Status: {result['status']} · confidence {result['confidence']:.2f}",
+    standing = status_label(result)[1]
+    lines = [f"Status: {standing} · confidence {confidence_words(result['confidence'], result['status'])}",
              outcome_counts(c["verdict"] for c in result["claims"])]
     for c in result["claims"]:
         shown = outcome(c["verdict"])

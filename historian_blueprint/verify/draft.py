@@ -17,7 +17,8 @@ from historian_blueprint.verify.findings import ClaimResult, Finding
 from historian_blueprint.verify.answers import bare_answer, proposition, verify_answer
 from historian_blueprint.verify.grounding import verify_claim
 from historian_blueprint.verify.question import premise_of
-from historian_blueprint.verify.reports import challenge, counter_argue, interrogate, judge, premise_summary
+from historian_blueprint.verify.reports import (challenge, counter_argue, interrogate, judge, premise_summary,
+                                                restated)
 
 
 def verify_claims(
@@ -65,7 +66,7 @@ def verify_claims(
     jd = judge(verdicts, ch, it, co, caps, revisions_left=revisions_left, failed_checks=failed_checks)
     if stopped is not None:
         jd = jd.model_copy(update={"status": "human_review", "safe_to_publish": False,
-                                   "summary": f"Historian stopped: {stopped}. {jd.summary}"})
+                                   "summary": f"Historian stopped: {stopped}. {restated(jd.summary, 'human_review')}"})
     return Verification(
         claims=verdicts, challenge=ch, interrogation=it, counter=co, judge=jd,
         confidence=jd.confidence, status=jd.status, latency_ms=round((time.perf_counter() - t0) * 1000, 2),

@@ -6,6 +6,8 @@ so the floor and the reports can never disagree upward: a claim the floor flags 
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 
 from historian_blueprint.schema import (
@@ -163,5 +165,18 @@ def judge(
 def premise_summary(summary: str, status: str, finding: str) -> str:
     """The judge's summary with the status the premise check leaves and why: "confidence 0.99 (...): check before
     use, the question's “password” is not mentioned by any cited evidence ..." (not "verified; check before use")."""
-    head, sep, _ = summary.rpartition(": ")
-    return f"{head if sep else summary}: {STATUS_LABELS.get(status, status)}, {finding}"
+    return restated(summary, status, finding)
+
+
+_LABEL_AT = re.compile(r"in penalties\): ")
+
+
+def restated(summary: str, status: str, why: str = "") -> str:
+    """The judge's summary saying ``status`` in its words, once, where it said the judge's own ("confidence 0.99
+    (0.99 − 0.00 in penalties): check before use[, why]"); what later steps added after a ";" is kept."""
+    label = STATUS_LABELS.get(status, status) + (f", {why}" if why else "")
+    at = _LABEL_AT.search(summary)
+    if at is None:
+        return f"{summary}: {label}"
+    tail = summary[at.end():]
+    return summary[:at.end()] + label + (tail[tail.index(";"):] if ";" in tail else "")

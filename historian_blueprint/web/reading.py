@@ -24,7 +24,7 @@ def highlighted(text: str, spans: list[tuple[int | None, int, int]],
         numbers = [] if n is None else [n]
         if merged and s <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], e)
-            merged[-1][2] += [x for x in numbers if x not in merged[-1][2]]
+            merged[-1][2] = sorted(set(merged[-1][2]) | set(numbers))
         else:
             merged.append([s, e, numbers])
     target = next((k for k, (s, e, _) in enumerate(merged) if focus and s < focus[1] and focus[0] < e), 0)

@@ -96,7 +96,7 @@ def ask_stream():
 
     def done(event: dict[str, Any]) -> dict[str, Any]:
         return {"run_id": event["run_id"], "url": url_for("historian.run_page", run_id=event["run_id"]),
-                "status": event["output"]["status"]}
+                "status": event["output"]["status"], "standing": status_words(event["output"]).label}
 
     events = running_events("ask", lambda: stream(question, user_id=user(), parent_id=parent, profile=profile,
                                                   filters=filters))

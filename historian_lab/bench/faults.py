@@ -32,7 +32,7 @@ MODEL = "fault-model"
 # Short enough for the matrix to run in seconds: a 1 s timeout (the config takes whole seconds), one retry,
 # no cache (a cached reply would hide the fault), a 1 s Retry-After.
 TIMEOUT_S, MAX_RETRIES, BACKOFF_S, RETRY_AFTER_S = 1, 1, 0.05, 1
-LIE = "model judge: verified (0.99)"  # what the judge's summary says when the floor overrules a lying judge
+LIE = "the model judge said verified (0.99)"  # the judge's summary when the floor overrules a lying judge
 
 
 @dataclass(frozen=True)

@@ -80,8 +80,8 @@ def score_item(item: dict[str, Any], result: dict[str, Any], texts: dict[str, st
 
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 # A day of a month is a date, not a count: "3 January", "January 3", "the 3d of January", "January 3, 1916".
-_DAY = re.compile(rf"\b(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|d)?\s+(?:of\s+)?{_MONTH}|"
-                  rf"{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th|d)?)\b")
+_DAY = re.compile(rf"\b(?:\d{{1,2}}\s+{_MONTH}|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th|d)\s+(?:of\s+)?{_MONTH}|"
+                  rf"the\s+\d{{1,2}}\s+of\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th|d)?)\b")
 
 
 def names_count(question: str, asked: int) -> bool:

@@ -19,7 +19,7 @@
     if (name === "node") {
       step(data.node.replace("_", " ") + " — " + (data.detail || "done") + " (" + Math.round(data.ms) + " ms)");
     } else if (name === "done") {
-      step("answer ready: " + data.status.replace("_", " "), "done");
+      step("answer ready: " + data.standing, "done");  // the run's standing, in the words of its badge
       return fetch(data.url + "?partial=1", {credentials: "same-origin"}).then(function (r) { return r.text(); })
         .then(function (html) {
           result.innerHTML = html;  // server-rendered and autoescaped

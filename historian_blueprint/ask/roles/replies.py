@@ -15,6 +15,7 @@ from historian_blueprint.schema import (
 )
 from historian_blueprint.settings import Caps
 from historian_blueprint.verify import reports as floor_reports
+from historian_blueprint.verify.reports import restated
 from historian_blueprint.verify.confidence import interrogation_penalty, model_challenge_penalty
 
 MODEL = "(model)"  # marks what a model added to a floor's report
@@ -165,8 +166,8 @@ def merge_judge(floor: JudgeReport, reply: JudgeReply) -> JudgeReport:
         base=floor.base, confidence=round(confidence, 4), status=status,
         required_revisions=list(dict.fromkeys(floor.required_revisions + reply.required_revisions)),
         safe_to_publish=status == "verified", disagreement=floor.disagreement,
-        summary=(f"{floor.summary}; model judge: {STATUS_LABELS[reply.status]} ({reply.confidence:.2f}) → "
-                 f"{STATUS_LABELS[status]}"),
+        summary=(f"{restated(floor.summary, status)}; the model judge said {STATUS_LABELS[reply.status]} "
+                 f"({reply.confidence:.2f})"),
     )
 
 
@@ -176,7 +177,7 @@ def failed_judge(floor: JudgeReport, failures: list[str]) -> JudgeReport:
     return floor.model_copy(update={
         "status": status, "safe_to_publish": False,
         "required_revisions": floor.required_revisions + [f"model role failed: {f}" for f in failures],
-        "summary": f"{floor.summary}; not verified because a model role failed ({'; '.join(failures)})",
+        "summary": f"{restated(floor.summary, status)}; because a model role failed ({'; '.join(failures)})",
     })
 
 
@@ -187,5 +188,5 @@ def cap_for_rejections(report: JudgeReport, notes: list[str]) -> JudgeReport:
     return report.model_copy(update={
         "status": "flagged", "safe_to_publish": False,
         "required_revisions": report.required_revisions + notes,
-        "summary": f"{report.summary}; at most “check before use”: the composer cited evidence it was not given",
+        "summary": f"{restated(report.summary, 'flagged')}; the composer cited evidence it was not given",
     })
