@@ -260,6 +260,19 @@ def test_check_a_draft_shows_supported_not_confirmed_and_contradicted_apart(site
     assert csp_violations(browser) == []
 
 
+def asked_on_a_desktop(driver, base, user, question) -> str:
+    """Log in at 1400x1000, ask through the form, wait for the answer; its page's URL."""
+    from selenium.webdriver.common.by import By
+
+    _viewport(driver, 1400, 1000)
+    log_in(driver, base, *user)
+    driver.get(f"{base}/historian/ask")
+    driver.find_element(By.ID, "h-question").send_keys(question)
+    driver.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
+    return driver.current_url
+
+
 def _viewport(driver, width, height, mobile=False):
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
@@ -276,13 +289,8 @@ def test_the_answer_page_reads_as_prose_on_a_desktop_and_a_phone(site, browser, 
     from selenium.webdriver.common.by import By
 
     app, base = site
-    _viewport(browser, 1400, 1000)
-    log_in(browser, base, "alice", "alice-pw")
-    browser.get(f"{base}/historian/ask")
-    browser.find_element(By.ID, "h-question").send_keys("What did Hoover say about the banks and the depression?")
-    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
-    answer_url = browser.current_url
+    answer_url = asked_on_a_desktop(browser, base, ("alice", "alice-pw"),
+                                    "What did Hoover say about the banks and the depression?")
     words = browser.find_element(By.CSS_SELECTOR, '[data-testid="status-sentence"]').text
     assert words and "_" not in words and "p(supported)" not in browser.page_source
     groups = browser.find_elements(By.CSS_SELECTOR, '[data-testid="source-group"]')
@@ -393,13 +401,8 @@ def test_no_word_is_broken_inside_on_any_page_on_a_desktop_or_a_phone(site, brow
     from tests.test_outcomes_web import DRAFT
 
     app, base = site
-    _viewport(browser, 1400, 1000)
-    log_in(browser, base, "root", "root-pw")
-    browser.get(f"{base}/historian/ask")
-    browser.find_element(By.ID, "h-question").send_keys("What did Cleveland say about the tariff and the surplus?")
-    browser.find_element(By.CSS_SELECTOR, "#h-ask button[type=submit]").click()
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#h-result .h-answer"))
-    answer_url = browser.current_url
+    answer_url = asked_on_a_desktop(browser, base, ("root", "root-pw"),
+                                    "What did Cleveland say about the tariff and the surplus?")
     source_url = browser.find_element(By.CSS_SELECTOR, '[data-testid="cite-1"]').get_attribute("href")
     browser.get(f"{base}/historian/verify")
     browser.find_element(By.ID, "h-text").send_keys(DRAFT)
