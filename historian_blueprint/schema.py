@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, computed_field, field_validator, model_validator
 
 from historian_blueprint.text.markers import marker_ids
-from historian_blueprint.text.words import content_words
+from historian_blueprint.text.words import content_words, restates
 
 # ----------------------------------------------------------------------------- vocabulary
 Status = Literal["verified", "flagged", "needs_revision", "human_review"]
@@ -119,9 +119,8 @@ class Fact(BaseModel):
         return super().model_copy(update=update, deep=deep)
 
     def repeats(self, chosen: Sequence[Fact]) -> bool:
-        """It says what a finding already chosen says: more than 0.6 of the shorter one's content words shared."""
-        return any(len(self.words & other.words) / max(min(len(self.words), len(other.words)), 1) > 0.6
-                   for other in chosen)
+        """It says what a finding already chosen says (``text.words.restates``: their content words)."""
+        return restates(self.words, (other.words for other in chosen))
 
 
 class Citation(BaseModel):

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from historian_blueprint.mapping.nlp import Statement
-from historian_blueprint.mapping.topic import Topic
+from historian_blueprint.mapping.topic import WORD, Topic
 
 MIN_PER_ROUND = 3
 MAX_PER_ROUND = 6
@@ -23,7 +23,6 @@ POINT_WORDS = 4  # a point is at most this many of the claim's nouns and names
 # Nouns that frame a claim rather than say what it is about ("the common talk is that ...", "the belief that").
 FRAMING = frozenset("""belief rumour rumor talk story tale account report opinion view truth fact part matter case
 time way manner honour honor servant sir""".split())
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
 _IRREGULAR = {"man": "men", "woman": "women", "child": "children", "life": "lives", "foot": "feet", "person": "persons"}
 
 
@@ -54,7 +53,7 @@ def point(st: Statement, topic: Topic) -> tuple[str, bool]:
     if "date" in kinds and any(f.month for f in st.figures):
         return "date", True
     words = [t for t in st.terms
-             if t.lower() not in FRAMING and not {w.lower() for w in _WORD.findall(t)} <= topic.words]
+             if t.lower() not in FRAMING and not {w.lower() for w in WORD.findall(t)} <= topic.words]
     return " ".join(words[:POINT_WORDS]) if len(words) >= 2 else "", False
 
 

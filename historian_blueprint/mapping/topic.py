@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from historian_blueprint.text.questions import MAX_TOPIC_CHARS, clean_question
 
 YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")  # a word of a topic or of a claim's point
 
 
 @dataclass(frozen=True)
@@ -34,4 +34,4 @@ def read_topic(raw: object) -> Topic:
     text = clean_question(raw, MAX_TOPIC_CHARS, "the topic")
     named = YEAR.findall(text)
     return Topic(text=text, phrase=re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I),
-                 words=frozenset(w.lower() for w in _WORD.findall(text)), year=int(named[0]) if named else None)
+                 words=frozenset(w.lower() for w in WORD.findall(text)), year=int(named[0]) if named else None)

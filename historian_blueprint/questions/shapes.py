@@ -20,7 +20,7 @@ from functools import cached_property
 
 from historian_blueprint.questions.lists import asked_count, in_scope, list_found, open_list
 from historian_blueprint.text.names import names
-from historian_blueprint.text.words import QUOTES, content_words
+from historian_blueprint.text.words import QUOTES, content_words, restates
 from historian_blueprint.verify.question import Constraint, constraints
 
 _COMPARES = re.compile(r"\b(compar\w*|contrast\w*|differ\w*|versus|vs\.?|between|both|each|similar\w*|agree\w*|"
@@ -288,7 +288,7 @@ def described(shape: Shape, question: str, citations: list[dict], claims: list[s
                       if n >= len(citations) or in_scope(question, citations[n]["text"], citations[n].get("year"))]
             for claim in scoped:  # a finding that rewords one already counted is the same item
                 words = set(content_words(claim))
-                if words and not any(len(words & d) > 0.6 * min(len(words), len(d)) for d in distinct):
+                if words and not restates(words, distinct):
                     distinct.append(words)
             found = min(len(distinct), shape.asked)
         else:

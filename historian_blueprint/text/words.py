@@ -318,3 +318,9 @@ def capitalized_terms(text: str) -> list[str]:
 def name_words(text: str) -> frozenset[str]:
     """Whole words without a possessive ("Dylan's" -> dylan), as names are compared."""
     return frozenset(w[:-2] if w.endswith("'s") else w for w in words(text))
+
+
+def restates(words: frozenset[str] | set[str], others: Iterable[frozenset[str] | set[str]]) -> bool:
+    """Do these content words say what one of ``others`` says: more than 0.6 of the shorter one's words shared
+    (the redundancy of two findings, the sameness of two list items in other words)."""
+    return any(len(words & other) / max(min(len(words), len(other)), 1) > 0.6 for other in others)
