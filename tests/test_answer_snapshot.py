@@ -4,7 +4,15 @@ same whole output as the snapshot written before the speed work of 2026-11-25 (t
 status, answer, findings, citations and their spans, claims with their verdicts and evidence, confidence and the
 reports. Rewrite it only on purpose: ``python -m tests.test_answer_snapshot --write``. Rewritten once, on
 2026-11-28, when the judge's summary came to say a status in the one vocabulary's words ("check before use", not
-"flagged"): the 18 changed outputs, with those words mapped back to the status codes, gave the old digests, all 60."""
+"flagged"): the 18 changed outputs, with those words mapped back to the status codes, gave the old digests, all 60.
+Rewritten again the same day for the document a question asks about (questions.scope): of the 60, 20 unchanged; 21
+refusals whose only change is the years searched ("Searched 21 documents (1865–1942) for"); 9 answers citing the
+same passages of the same document, whose searches (kept to that document) scored other passages; and 10 changed
+on purpose: 8 questions about a year's message the 21 documents lack, or a false premise the scoped search no
+longer quotes past (Cleveland's 1887 message, once verified from his 1888-1896 words, Grant's 1872, Johnson's 1867,
+FDR's 1933, Coolidge's 1928, Wilson's 1915, the second Bill of Rights "in 1942", the conference "at Paris"), now
+refused naming what is missing; Cleveland's 1893 answer quoting only 1893; Grant's 1873 panic answer with two
+findings of the same message in another order."""
 
 from __future__ import annotations
 

@@ -76,7 +76,9 @@ def test_runs_are_stored_with_trace_and_generation(app):
 def test_unanswerable_question_gets_the_refusal(app):
     with app.app_context():
         out = ask("What is the price of bitcoin on Mars?")
+        first, last = make_context().years
     assert out["answer"].startswith(REFUSAL_PREFIX)
+    assert f"documents ({first}–{last}) for:" in out["answer"]  # what the collection spans, said with the refusal
     assert "Searched" in out["answer"] and out["citations"] == [] and out["status"] == "human_review"
     assert out["metadata"]["refusal"] is True
     Output.model_validate(out)
@@ -249,3 +251,23 @@ def test_a_sentence_that_matches_the_question_but_lacks_its_answer_reads_on_into
     assert text[facts[0].start - 100:facts[0].end - 100] == facts[0].text
     plain = offline.extract(read_question("What did Woodrow Wilson say about the one cloud upon our horizon?"), [hit])
     assert plain[0].text == "There is but one cloud upon our horizon."  # no type asked: the sentence alone
+
+
+def test_a_question_about_a_document_the_collection_lacks_is_told_so(app):
+    """"Hoover's 1933 message": the collection holds his messages of other years, not that one; the answer names
+    the missing document and the years it holds instead of quoting another year's words, and is never verified."""
+    with app.app_context():
+        years = make_context().years_of("Herbert Hoover")
+        out = ask("What did Herbert Hoover say about the banks in his 1933 annual message?")
+    assert years and 1933 not in years and 1931 in years
+    assert out["metadata"]["refusal"] and out["status"] != "verified" and not out["citations"]
+    assert "the collection has no document by Herbert Hoover of 1933" in out["answer"]
+    assert f"{years[0]}" in out["answer"] and out["verification"]["premise"]["asks"] == "document"
+
+
+def test_a_question_about_one_document_is_answered_from_it(app):
+    """"Hoover in 1931": every passage quoted is of his 1931 message, none of another year's or author's."""
+    with app.app_context():
+        out = ask("What did Herbert Hoover say in 1931 about unemployment and relief?")
+    assert not out["metadata"]["refusal"] and out["citations"]
+    assert {c["source_id"] for c in out["citations"]} == {"sotu-1931-herbert-hoover"}

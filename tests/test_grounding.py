@@ -52,10 +52,10 @@ def test_a_question_for_a_specific_thing_is_refused_when_no_evidence_gives_it():
     about = [fact("The repeal of the silver purchase clause passed the Senate after long debate.", 1),
              fact("The silver purchase clause had been a burden on the Treasury since its passage.", 2),
              fact("The repeal of the purchase clause restored confidence in the Senate and the country.", 3)]
-    refused = offline.compose(read_question(question), about, [question], 10)
+    refused = offline.compose(read_question(question), about, [question], (10, ()))
     assert refused.refusal and "but not the vote" in refused.answer
     counted = about + [fact("The vote in the Senate on the repeal of the silver purchase clause was 43 to 32.", 4)]
-    assert not offline.compose(read_question(question), counted, [question], 10).refusal
+    assert not offline.compose(read_question(question), counted, [question], (10, ())).refusal
 
 
 def test_names_are_matched_as_whole_words():

@@ -185,13 +185,14 @@ def test_the_composer_refuses_naming_the_name_no_evidence_holds_and_answers_a_qu
     """A name or date nothing retrieved mentions is refused; a qualifier the passages may word otherwise ("in
     bondage": "owned") is answered, and the premise check flags it when no cited span mentions it."""
     question = "What did Grover Cleveland tell Queen Liliuokalani about the repeal of the silver purchase clause?"
-    refused = extractive.compose(read_question(question), SILVER, [question], 10)
+    refused = extractive.compose(read_question(question), SILVER, [question], (10, ()))
     assert refused.refusal and refused.answer.startswith(REFUSAL_PREFIX)
     assert refused.answer.endswith("mention the subject but not “Queen Liliuokalani”.")
     plain = "What did Grover Cleveland say about the repeal of the silver purchase clause?"
-    assert not extractive.compose(read_question(plain), SILVER, [plain], 10).refusal  # the near miss: nothing unheld
+    # the near miss: nothing unheld
+    assert not extractive.compose(read_question(plain), SILVER, [plain], (10, ())).refusal
     moon = "What did Grover Cleveland say on the moon about the repeal of the silver purchase clause?"
-    answered = extractive.compose(read_question(moon), SILVER, [moon], 10)
+    answered = extractive.compose(read_question(moon), SILVER, [moon], (10, ()))
     assert not answered.refusal
     found = premise(moon, [(c.text, f"{c.title} {c.author}") for c in answered.citations])
     assert found is not None and {"text": "on the moon", "kind": "qualifier"} in found["unmet"]
@@ -219,16 +220,16 @@ def test_the_composer_ranks_the_sentence_holding_the_asked_type_and_cites_a_rewo
     question = "How many immigrants came into the country that year, according to Cleveland?"
     facts = extractive.extract(read_question(question), hits)
     assert "440,793" in facts[0].text
-    answer = extractive.compose(read_question(question), facts, [question], 10)
+    answer = extractive.compose(read_question(question), facts, [question], (10, ()))
     assert not answer.refusal and "440,793" in answer.citations[0].text
 
 
 def test_a_refusal_names_what_is_missing_as_the_question_writes_it_never_a_stem():
     question = "What were the names of the children freed by the repeal of the silver purchase clause?"
-    refused = extractive.compose(read_question(question), SILVER, [question], 10)
+    refused = extractive.compose(read_question(question), SILVER, [question], (10, ()))
     assert refused.refusal and refused.answer.endswith("but not the name of the children.")  # not "child"
     named = "What was the name of Grover Cleveland's secretary who wrote about the silver purchase clause?"
-    answer = extractive.compose(read_question(named), SILVER, [named], 10).answer
+    answer = extractive.compose(read_question(named), SILVER, [named], (10, ())).answer
     assert answer.endswith("but not the name of the secretary.")
 
 

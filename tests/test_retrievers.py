@@ -60,6 +60,9 @@ class Toy:
     def authors_named(self, name):
         return 0
 
+    def years_of(self, name):
+        return []
+
 
 def test_a_toy_backend_through_the_public_door(tmp_path, monkeypatch):
     monkeypatch.setitem(service.BACKENDS, "toy", None)  # registered for this test only
@@ -171,6 +174,10 @@ def test_export_chunks_writes_every_chunk_with_its_vector(built):
         author = next(info["author"] for info in loaded.documents.values() if info.get("author"))
         assert atlas.authors_named(author) == local.authors_named(author) > 0
         assert atlas.authors_named("Nobody Whatsoever") == local.authors_named("Nobody Whatsoever") == 0
+        years = sorted({info["year"] for info in loaded.documents.values() if info.get("author") == author
+                        and info.get("year")})
+        assert atlas.years_of(author) == local.years_of(author) == years and years
+        assert atlas.years_of("Nobody Whatsoever") == local.years_of("Nobody Whatsoever") == []
 
 
 def test_atlas_reads_an_author_filter_as_the_local_backend_does():

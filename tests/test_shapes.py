@@ -112,7 +112,7 @@ def test_the_lead_is_in_historians_words_and_quotes_each_passage_once():
              fact("The silver purchase law was repealed in the hope of restoring confidence in the "
                   "currency of the nation.", "Grover Cleveland", 1894, 3, 0.7)]
     answer = extractive.compose(
-        read_question(q), facts, [q], 3,
+        read_question(q), facts, [q], (3, ()),
         labels={"doc-Grover Cleveland-1893": "Grover Cleveland, Annual Message to Congress (1893)"})
     assert answer.answer.startswith("Grover Cleveland, Annual Message to Congress (1893), sentence 1, answers "
                                     "most directly: “")
@@ -128,7 +128,7 @@ def test_a_comparison_answer_has_a_finding_per_side_or_says_none_was_found():
                   "our countrymen.", "Grover Cleveland", 1888, 1),
              fact("The tariff on wool was again raised in the interest of the producers of the country.",
                   "Grover Cleveland", 1887, 2, 0.85)]
-    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], 3)
+    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], (3, ()))
     assert not answer.refusal and [c.author for c in answer.citations] == ["Grover Cleveland", "Grover Cleveland"]
     assert (answer.answer.startswith("Side by side:")
             and "for Harrison, nothing in the collection was found" in answer.answer)
@@ -190,7 +190,7 @@ def test_a_comparison_that_names_only_its_sides_is_answered_for_each():
                   "Woodrow Wilson", 1913, 1),
              fact("The great corporations known as trusts are in certain features hurtful to the general welfare.",
                   "Theodore Roosevelt", 1901, 2, 0.8)]
-    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], 3)
+    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], (3, ()))
     assert not answer.refusal and [c.author for c in answer.citations] == ["Woodrow Wilson", "Theodore Roosevelt"]
 
 

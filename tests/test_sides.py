@@ -106,7 +106,7 @@ def test_a_side_with_nothing_on_the_topic_is_not_found(embed):
              fact("The railways must be returned to private ownership under proper regulation.",
                   "Warren G. Harding", 1921, 2),
              fact("Our merchant marine needs the support of the Government.", "Warren G. Harding", 1921, 3)]
-    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], 3, embed=embed)
+    answer = extractive.compose(read_question(q, bylines=lambda name: 1), facts, [q], (3, ()), embed=embed)
     assert [c.author for c in answer.citations] == ["Woodrow Wilson"]
     table = described(shape, q, [c.model_dump() for c in answer.citations])
     assert [row["found"] for row in table["sides"]] == [True, False]

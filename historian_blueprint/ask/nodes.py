@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from historian_blueprint.ask.roles import extractive
 from historian_blueprint.ask.roles.base import Engine, Outcome, Reports, Task
 from historian_blueprint.questions.reading import read_question
-from historian_blueprint.questions.premises import unmet_premises
+from historian_blueprint.questions.premises import absent_document, unmet_premises
 from historian_blueprint.questions.shapes import Shape, described, side_filters
 from historian_blueprint.present.report import status_words
 from historian_blueprint.schema import (
@@ -49,10 +49,12 @@ class Context:
     max_revisions: int = 2
     max_question_chars: int = 2000
     n_documents: int = 0
+    years: tuple[int, ...] = ()  # the first and last year of the searched documents, when known
     deadline: Deadline | None = None  # the run's time limit (set when it starts: ask/run.py)
     checker: Callable[..., ClaimResult] | None = None
     filters: dict[str, Any] = field(default_factory=dict)  # the asker's: author, year_from, year_to, collection
     bylines: Callable[[str], int] = lambda name: 0           # how many documents a name is the author or narrator of
+    years_of: Callable[[str], list[int]] = lambda name: []   # the years of those documents (questions.scope)
     # the sentence encoder (a comparison's sides are read by meaning)
     embed: Callable[[list[str]], Any] | None = None
 
@@ -66,7 +68,7 @@ def task_for(state: State, c: Context) -> Task:
     return Task(
         question=state["question"], get_document=c.get_document, history=state.get("history") or [],
         route=state.get("route", "simple"), sub_queries=state.get("sub_queries", []), hits=state.get("hits", []),
-        n_documents=c.n_documents, asked=state["asked"], embed=c.embed,
+        n_documents=c.n_documents, years=c.years, asked=state["asked"], embed=c.embed,
     )
 
 
@@ -103,7 +105,8 @@ def ingest(state: State, config: RunnableConfig) -> dict[str, Any]:
 @node(_routed)
 def route(state: State, config: RunnableConfig) -> dict[str, Any]:
     """The question read once (questions.reading): every node and role after this one reads that value."""
-    asked = read_question(state["question"], state.get("history"), ctx(config).bylines)
+    c = ctx(config)
+    asked = read_question(state["question"], state.get("history"), c.bylines, years_of=c.years_of)
     return {"route": asked.route, "asked": asked}
 
 
@@ -118,17 +121,21 @@ def plan(state: State, config: RunnableConfig) -> dict[str, Any]:
 
 @node(lambda u: f"{len(u['hits'])} chunks retrieved")
 def retrieve(state: State, config: RunnableConfig) -> dict[str, Any]:
-    """Every sub-query within the asker's filters, and the question in the narratives' eye-dialect spellings
+    """Every sub-query within the asker's filters (and within the document the question asks about, when the
+    collection holds it: questions.scope), and the question in the narratives' eye-dialect spellings
     (passages in eye dialect only: text.dialect); a comparison also searches each side on its own (its author's
     or year's documents), and each side's best passages are kept whatever the others score."""
     c = ctx(config)
     shape = shape_in(state)
     sides = ([(side.query, narrowed(c.filters, side_filters(side, shape))) for side in shape.sides]
              if shape.comparison else [])
-    searches = [(query, dict(c.filters)) for query in state["sub_queries"]]
+    scope = state["asked"].scope  # the document the question asks about, when the collection holds it
+    within = (narrowed(c.filters, {"author": scope.name, "year_from": scope.year, "year_to": scope.year})
+              if scope is not None and scope.held else dict(c.filters))
+    searches = [(query, within) for query in state["sub_queries"]]
     spelled = dialect_query(state["question"])  # the narratives' spellings of its words ("master": "marse", "marster")
     if spelled:
-        searches.append((spelled, dict(c.filters)))
+        searches.append((spelled, within))
     planned = len(searches)
     searches += sides
     best: dict[tuple[str, int, int], dict[str, Any]] = {}
@@ -212,6 +219,11 @@ def validate(state: State, config: RunnableConfig) -> dict[str, Any]:
         return {"validation_errors": ["no draft"]}
     shaped = shape_in(state).kind != "single"  # a side or an item may have a single finding
     fewest = 1 if state.get("revisions") or shaped else 3  # a revision may drop findings that failed
+    absent = absent_document(state.get("asked"))  # "Roosevelt's 1933 message": the collection has none
+    if absent is not None:
+        text = f"{REFUSAL_PREFIX} “{state['question']}”: {absent['finding']}."
+        return {"validation_errors": [], "claims": [], "verification": {"premise": absent},
+                "draft": Answer(answer=text, bullets=[], citations=[], refusal=True)}
     errors = draft.form_problems(fewest, c.get_document)
     if errors or draft.refusal:
         return {"validation_errors": errors, "claims": []}

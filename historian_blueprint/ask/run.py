@@ -46,13 +46,16 @@ def make_context(profile: str | None = None, services: Services | None = None, *
     searched = service.serving(services.app)
     get = document_getter()
     # what retrieval searches: the backend's documents (no scan of the host collection per ask)
-    n_documents = searched.status().documents if searched else services.store().count_documents()
+    extent = searched.status() if searched else None
+    n_documents = extent.documents if extent else services.store().count_documents()
     context = Context(
         retrieve=retrieve, get_document=get, search=collection_search(get),
         bylines=searched.authors_named if searched else lambda name: 0,
+        years_of=searched.years_of if searched else lambda name: [],
         embed=lambda texts: service.meaning().encode(texts),
         engine=overrides.pop("engine", None) or services.engine(), caps=Caps.of(services.settings),
-        n_documents=n_documents, **asdict(read(RunSettings, services.settings, profile)),
+        n_documents=n_documents, years=tuple(extent.years) if extent else (),
+        **asdict(read(RunSettings, services.settings, profile)),
     )
     for key, value in overrides.items():
         if not hasattr(context, key):

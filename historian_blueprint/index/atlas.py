@@ -150,6 +150,11 @@ class AtlasRetriever:
         authors = [a for a in self.chunks.distinct("author") if a and names(name, str(a))]
         return len(self.chunks.distinct("source_id", {"author": {"$in": authors}})) if authors else 0
 
+    def years_of(self, name: str) -> list[int]:
+        authors = [a for a in self.chunks.distinct("author") if a and names(name, str(a))]
+        years = self.chunks.distinct("year", {"author": {"$in": authors}}) if authors else []
+        return sorted({int(y) for y in years if isinstance(y, (int, float)) and y > 0})
+
 
 def _byline(row: dict[str, Any]) -> str:
     return f"{row.get('author') or ''} {row.get('title') or ''}"

@@ -190,6 +190,12 @@ class LoadedIndex:
         """How many documents ``name`` picks out as author or narrator (0: the name is nobody's byline here)."""
         return int(self.by_author(name).sum())
 
+    def years_of(self, name: str) -> list[int]:
+        """The years of the documents ``name`` picks out as author or narrator, each once, in order."""
+        mine = self.by_author(name)
+        return sorted({int(info["year"]) for keep, info in zip(mine, self.documents.values())
+                       if keep and isinstance(info.get("year"), int) and info["year"] > 0})
+
     def dense_scores(self, query_vector: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         return np.asarray(self.vectors[candidates] @ query_vector, dtype=np.float32)
 

@@ -4,7 +4,8 @@ A ``Retriever`` searches one collection's passages: ``search(query, k, filters)`
 source id, the exact offsets and the scores; ``status()`` says whether it is ``building`` (nothing to search yet),
 ``serving`` (meanings and words) or ``lexical-only`` (words: a first build before its vectors, or a backend of
 words alone), with its generation and what it searches (documents, years, collections); ``authors_named(name)``
-counts the searched documents a name is the author of (a question "what did Lincoln say" is about his own words).
+counts the searched documents a name is the author of (a question "what did Lincoln say" is about his own words)
+and ``years_of(name)`` their years (a question about a year's message the collection lacks is told so).
 Backends register by name (``@backend("local")``) and ``HISTORIAN_RETRIEVAL_BACKEND`` picks one; a new backend is
 one module with one decorated factory (docs/architecture.md). Shipped: ``local`` (FAISS + BM25 over the serving
 generation: hybrid, or words only while its vectors are made), ``lexical`` (words only, no encoder loaded) and
@@ -44,6 +45,10 @@ class Retriever(Protocol):
     def authors_named(self, name: str) -> int:
         """How many searched documents ``name`` picks out as author or narrator (0: nobody's byline here)."""
 
+    def years_of(self, name: str) -> list[int]:
+        """The years of the searched documents ``name`` picks out as author or narrator, each once, in order (a
+        question about "Roosevelt's 1933 message" is told which years the collection holds)."""
+
 
 Factory = Callable[[Any], Retriever]  # (the Flask app) -> a retriever for this request
 BACKENDS: dict[str, Factory] = {}
@@ -70,6 +75,9 @@ class _Generation:
 
     def authors_named(self, name: str) -> int:
         return self.loaded.authors_named(name)
+
+    def years_of(self, name: str) -> list[int]:
+        return self.loaded.years_of(name)
 
 
 class LocalRetriever(_Generation):

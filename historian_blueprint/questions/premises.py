@@ -15,6 +15,16 @@ from historian_blueprint.schema import Citation, SourceText
 from historian_blueprint.verify.question import premise_of
 
 
+def absent_document(asked: Question | None) -> dict[str, Any] | None:
+    """The document the question asks about when the collection lacks it ("Roosevelt's 1933 message" where his
+    documents here are of 1934-1945: questions.scope), as a premise nothing can bear out, or None."""
+    scope = asked.scope if asked is not None else None
+    if scope is None or not scope.years or scope.held:
+        return None
+    return {"unmet": [{"text": f"{scope.name} {scope.year}", "kind": "document"}], "finding": scope.absent(),
+            "refuse": True, "asks": "document"}
+
+
 def unmet_premises(asked: Question | None, citations: Sequence[Citation],
                    get_document: Callable[[str], SourceText | None]) -> dict[str, Any] | None:
     """What of the question no citation mentions (``{"unmet", "finding", "refuse", "asks"}``), or None."""

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from historian_blueprint.questions.scope import Scope, carried_scope
 from historian_blueprint.questions.shapes import Shape, shape_of, with_bylines
 from historian_blueprint.text.words import NUMBER_WORDS, content_words, vstem
 from historian_blueprint.verify.asked import Asked, Focus, asks, focus
@@ -46,6 +47,7 @@ class Question:
     route: str                             # simple | complex
     thread: frozenset[str] = frozenset()   # a follow-up's carried subject (THREAD_TURNS)
     sides: tuple[Question, ...] = ()       # a comparison's sides, each read as a question of its own (its query)
+    scope: Scope | None = None             # the document it asks about: a byline's words of one year (questions.scope)
 
     @property
     def constraints(self) -> tuple[Constraint, ...]:
@@ -59,10 +61,13 @@ class Question:
 
 
 def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
-                  bylines: Callable[[str], int] | None = None, sides: bool = True) -> Question:
+                  bylines: Callable[[str], int] | None = None, sides: bool = True,
+                  years_of: Callable[[str], Sequence[int]] | None = None) -> Question:
     """The question read once. ``bylines``: how many documents a name is the author or narrator of (a comparison's
-    side that is a byline is read in its own documents). A comparison's sides are read too, each as the question
-    of its own query (``sides``: False for a side itself)."""
+    side that is a byline is read in its own documents; a single question's byline with a year is its document, and
+    a follow-up that names neither keeps its thread's: questions.scope, with ``years_of``, the years of a name's
+    documents). A comparison's sides are read too, each
+    as the question of its own query (``sides``: False for a side itself)."""
     count, content, words, thread = _words(text, history or ())  # what is read of the text alone comes first
     routed = route(text)
     shape = shape_of(text)
@@ -74,6 +79,8 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
         premises=premises(text), shape=shape,
         route="complex" if shape.kind != "single" else routed, thread=frozenset(thread),
         sides=tuple(read_question(side.query, sides=False) for side in shape.sides) if sides else (),
+        scope=(carried_scope(text, history or (), bylines, years_of, THREAD_TURNS)
+               if bylines is not None and not shape.comparison else None),
     )
 
 

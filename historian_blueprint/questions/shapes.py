@@ -36,7 +36,7 @@ _JOIN = re.compile(rf"^\s*\)?\s*(?:'s)?\s*(?:{_DOC_WORDS}\s*)?(?:,\s*)?"
 # What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914",
 # a reporting verb between them: "Johnson said in 1867", "Grant told Congress in 1874".
 _VERB = r"[a-z]+(?:\s+Congress)?"  # a reporting verb between a name and its year: "said", "told Congress"
-_DATED = re.compile(rf"\s*(?:'s|,|(?:\s+{_VERB})?\s+in|\s+of)?\s*\(?")
+DATED = re.compile(rf"\s*(?:'s|,|(?:\s+{_VERB})?\s+in|\s+of)?\s*\(?")
 _AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
 MAX_SIDES = 4  # a comparison of more sides is read as a single question
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
@@ -80,7 +80,7 @@ def shape_of(question: str) -> Shape:
     sides = _sides(q)
     if sides:
         named = {w for side in sides for w in side_words(side)}
-        others = tuple(dict.fromkeys(bare for c in _named(q) if c.kind == "name" and not (set(c.words) & named)
+        others = tuple(dict.fromkeys(bare for c in names_and_dates(q) if c.kind == "name" and not (set(c.words) & named)
                                      and (bare := re.sub(r"(?:'s)?\W*$", "", c.text))))
         return Shape("comparison", tuple(sides), others=others, owned=tuple(n for n in others if _owner(n).search(q)))
     asked = asked_count(q)
@@ -94,7 +94,7 @@ def _sides(question: str) -> list[Side]:
     1889 message")."""
     if not _COMPARES.search(question) and not _subjects_pair(question):
         return []
-    found = _placed(question, [c for c in _named(question) if c.kind in ("name", "date")])
+    found = _placed(question, [c for c in names_and_dates(question) if c.kind in ("name", "date")])
     raw = []
     for at, c in found:
         if at >= 0:
@@ -107,7 +107,7 @@ def _sides(question: str) -> list[Side]:
         more_years = k + 1 < len(raw) and raw[k + 1][2].kind == "date" and _JOIN.match(question[end:raw[k + 1][0]])
         # "Lincoln's 1861 and 1864 messages": the years are the sides
         if prev and c.kind == "date" and prev[2].kind == "name" and prev[3] is None and not more_years \
-                and _DATED.fullmatch(question[prev[1]:at]):
+                and DATED.fullmatch(question[prev[1]:at]):
             close = end + 1 if question[end:end + 1] == ")" and "(" in question[prev[1]:at] else end  # "Wilson (1913)"
             atoms[-1] = (prev[0], close, prev[2], int(c.text))
             continue
@@ -174,7 +174,7 @@ def _placed(question: str, named: list[Constraint]) -> list[tuple[int, Constrain
     return sorted(out, key=lambda t: t[0])
 
 
-def _named(question: str) -> list[Constraint]:
+def names_and_dates(question: str) -> list[Constraint]:
     """The question's names and dates (verify.question.constraints), without the titles before a name ("President
     Harding": Harding), with a name that opens the question ("Hoover in 1931 vs. ...": constraints() drops a
     question's first word)."""
@@ -200,7 +200,7 @@ _TITLE = re.compile(r"^(?:(?:President|Presidents|Mr\.?|Mrs\.?|General|Senator|G
 def _subjects_pair(question: str) -> bool:
     """"What did Cleveland and McKinley say about silver?": two names as the subjects of one question; "Cleveland
     or Harrison: who favored ...?": two names to choose between."""
-    names = sorted((c for c in _named(question) if c.kind == "name"), key=lambda c: question.find(c.text))
+    names = sorted((c for c in names_and_dates(question) if c.kind == "name"), key=lambda c: question.find(c.text))
     for a, b in zip(names, names[1:]):
         at = question.find(a.text)
         then = question.find(b.text, at + len(a.text))

@@ -41,6 +41,7 @@ class Task:
     sub_queries: list[str] = field(default_factory=list)
     hits: list[dict[str, Any]] = field(default_factory=list)
     n_documents: int = 0
+    years: tuple[int, ...] = ()  # the first and last year of what is searched, when known
     embed: Callable[[list[str]], Any] | None = None  # the sentence encoder (normalized vectors), to weigh meanings
 
     @property

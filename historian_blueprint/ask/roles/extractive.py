@@ -150,7 +150,7 @@ def by_reader(question: Question, ranked: list[Fact]) -> list[Fact]:
     return sorted(read, key=lambda f: -f.score) + ranked[READ_FACTS:]
 
 
-def compose(q: Question, facts: list[Fact], searched: list[str], n_documents: int,
+def compose(q: Question, facts: list[Fact], searched: list[str], collection: tuple[int, Sequence[int]],
             passages: Sequence[str] = (), labels: dict[str, str] | None = None, embed: Embed | None = None) -> Answer:
     """Build the answer from the best non-redundant evidence sentences, each quoted once and cited, under a lead
     sentence of Historian's own that says who answers, where, and with which words (``written.answer``), or say
@@ -164,7 +164,7 @@ def compose(q: Question, facts: list[Fact], searched: list[str], n_documents: in
     if missing is None and len(chosen) < (1 if found or q.shape.comparison else 3):
         missing = ""  # a list answers with the items it found, however few; a comparison with any side found
     if missing is not None:
-        return refusal(q.text, facts, searched, n_documents, missing=missing or None)
+        return refusal(q.text, facts, searched, collection, missing=missing or None)
     return answer(q, chosen, found, labels or {})
 
 

@@ -65,12 +65,12 @@ class OfflineRoles:
                                                       task.get_document(fact.source_id))
         if task.shape.kind == "list":
             facts = written.enumeration(facts or [], task.get_document, task.shape.asked)
-        return Outcome(extractive.compose(task.asked, facts or [], task.sub_queries, task.n_documents, passages,
-                                          labels=labels, embed=task.embed))
+        return Outcome(extractive.compose(task.asked, facts or [], task.sub_queries, (task.n_documents, task.years),
+                                          passages, labels=labels, embed=task.embed))
 
     def refuse(self, task: Task) -> Answer:
         """Say that the collection does not answer (with the closest evidence sentences it found)."""
-        return written.refusal(task.question, self.extract(task), task.sub_queries, task.n_documents)
+        return written.refusal(task.question, self.extract(task), task.sub_queries, (task.n_documents, task.years))
 
     def challenge(self, task: Task, draft: Answer, claims: list[ClaimVerdict]) -> Outcome[ChallengeReport]:
         return Outcome(floor.challenge(claims, self.caps))

@@ -92,14 +92,17 @@ def answer(question: Question, chosen: Sequence[Fact], found: int, labels: dict[
                   summary=True)
 
 
-def refusal(question: str, facts: Sequence[Fact], searched: Sequence[str], n_documents: int,
+def refusal(question: str, facts: Sequence[Fact], searched: Sequence[str], collection: tuple[int, Sequence[int]],
             missing: str | None = None) -> Answer:
-    """Say that the collection does not answer, what was searched, and the closest passages (``missing``: what
-    they lack, when it is one thing)."""
+    """Say that the collection does not answer, what was searched (``collection``: how many documents, and the
+    first and last year they span when known), and the closest passages (``missing``: what they lack, when it is one
+    thing)."""
+    n_documents, years = collection
+    span = f" ({years[0]}–{years[-1]})" if years and years[0] != years[-1] else f" ({years[0]})" if years else ""
     closest = "; ".join(f"{f.title} ({f.locator})" for f in facts[:3]) or "none"
     why = f"mention the subject but not {missing}" if missing else "do not contain enough of the question to answer it"
     text = (
-        f"{REFUSAL_PREFIX} “{question}”. Searched {n_documents} documents for: "
+        f"{REFUSAL_PREFIX} “{question}”. Searched {n_documents} documents{span} for: "
         + "; ".join(f"“{q}”" for q in searched)
         + f". The closest passages ({closest}) {why}."
     )

@@ -1,0 +1,109 @@
+"""The document a question asks about: a byline here and the year of that person's words ("Coolidge's 1927
+message", "Lincoln in 1862", "Grant (1869)", "what did Taft say in 1912", "in his 1913 annual message ...
+Woodrow Wilson"). A year that dates something else ("the 1878 yellow fever epidemic", "the Panic of 1893") scopes
+nothing, and so does a question that reaches past that year ("... and what did he report a year later?"). A
+follow-up that names no byline and no year keeps the document of its thread's last turns ("So what did
+he ask the House to do about it?" after a question on Lincoln's December 1864 message).
+
+A question whose document the collection holds is searched in that document; one whose document it lacks is told
+so, with the years of that person's documents it holds ("the collection has no document by Franklin D Roosevelt of
+1933 (its 12 documents by them are of 1934–1945)"), instead of being answered from another year's words
+(questions.premises).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from historian_blueprint.questions.shapes import DATED, names_and_dates
+from historian_blueprint.text.words import QUOTES
+
+# what a dated document is called: "his 1913 annual message", "FDR's 1933 State of the Union", "her 1937 interview"
+_DOCUMENT = (r"(?:(?:annual|first|second|third|last|final|special)\s+)?(?:message|address|state\s+of\s+the\s+union|"
+             r"speech|interview|narrative|account|report|letter)")
+_MORE_YEARS = re.compile(r"\)?\s*(?:,|and|or|to|through|-|–)\s*(?:in\s+)?\(?\d{4}\b", re.I)
+# a question that reaches past its document's year: "... and what did he report a year later?", "the next message"
+_OTHER_TIME = re.compile(r"\b(?:years?|months?|decades?)\s+(?:later|after(?:wards?)?|before|earlier)\b|"
+                         r"\b(?:next|following|previous|preceding|later|earlier|subsequent)\s+"
+                         r"(?:years?|messages?|address(?:es)?|reports?)\b|\blater\s+on\b", re.I)
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+          r"(?:\s+\d{1,2},?)?\s+")  # "Lincoln's December 1864 message", "his January 11, 1944 message"
+_HIS_YEAR = re.compile(rf"\b(?:his|her|its|their|the)\s+(?:{_MONTH})?(?P<year>1[5-9]\d\d|20\d\d)\s+{_DOCUMENT}\b",
+                       re.I)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A question's document: whose words (a byline here) and the year they were written or spoken; ``years``
+    are the years of that person's documents in the collection (empty when they were not read)."""
+
+    name: str
+    year: int
+    years: tuple[int, ...] = ()
+
+    @property
+    def held(self) -> bool:
+        """Does the collection hold a document by this person of this year."""
+        return self.year in self.years
+
+    def absent(self) -> str:
+        """The sentence that says the document is not here (for a scope that is not ``held``)."""
+        count = len(self.years)
+        if not count:
+            return f"the collection has no document by {self.name} of {self.year}"
+        span = f"{self.years[0]}" if self.years[0] == self.years[-1] else f"{self.years[0]}–{self.years[-1]}"
+        held = "its one document by them is" if count == 1 else f"its {count} documents by them are"
+        return f"the collection has no document by {self.name} of {self.year} ({held} of {span})"
+
+
+def scope_of(question: str, bylines: Callable[[str], int],
+             years_of: Callable[[str], Sequence[int]] | None = None) -> Scope | None:
+    """The document the question asks about (see the module's docstring), or None: one byline of the question
+    (``bylines``: how many documents a name is the author or narrator of) with a year joined to it ("X's 1927",
+    "X in 1927", "X (1927)", "X said in 1927") or to a document of theirs ("in his 1927 message"); two bylines, or
+    two such years, scope nothing. ``years_of``: the years of a name's documents here."""
+    q = " ".join(question.translate(QUOTES).split())
+    if _OTHER_TIME.search(q):
+        return None
+    named = [c for c in names_and_dates(q) if c.kind == "name" and bylines(_bare(c.text)) > 0]
+    people = list(dict.fromkeys(_bare(c.text) for c in named))
+    if len(people) != 1:
+        return None
+    name = people[0]
+    years = set()
+    for c in named:
+        at = q.find(c.text)
+        end = at + len(c.text)
+        joined = re.match(r"(?P<gap>[^0-9]{0,40}?)\(?(?P<year>1[5-9]\d\d|20\d\d)\b", q[end:]) if at >= 0 else None
+        if joined and DATED.fullmatch(re.sub(rf"\s{_MONTH}$", " ", joined.group("gap"))):
+            if _MORE_YEARS.match(q, end + joined.end()):  # "Wilson in 1913 and in 1917": years, not one document
+                return None
+            years.add(int(joined.group("year")))
+    years |= {int(m.group("year")) for m in _HIS_YEAR.finditer(q)}
+    if len(years) != 1:
+        return None
+    return Scope(name, years.pop(), tuple(sorted(set(years_of(name)))) if years_of else ())
+
+
+def carried_scope(question: str, history: Sequence[dict], bylines: Callable[[str], int],
+                  years_of: Callable[[str], Sequence[int]] | None = None, turns: int = 2) -> Scope | None:
+    """The document a question asks about, or a follow-up's: one that names no byline and no year ("So what did he
+    ask the House to do about it?") keeps the document its thread's last turns asked about (the last ``turns``,
+    most recent first: "... according to Lincoln's December 1864 message?")."""
+    own = scope_of(question, bylines, years_of)
+    q = " ".join(question.translate(QUOTES).split())
+    if own is not None or re.search(r"\b(?:1[5-9]\d\d|20\d\d)\b", q) \
+            or any(c.kind == "name" and bylines(_bare(c.text)) > 0 for c in names_and_dates(q)):
+        return own
+    for turn in reversed(list(history)[-turns:]):
+        earlier = scope_of(str(turn.get("question", "")), bylines, years_of)
+        if earlier is not None:
+            return earlier
+    return None
+
+
+def _bare(name: str) -> str:
+    """A name without its possessive ("Coolidge's" -> "Coolidge")."""
+    return re.sub(r"(?:'s|')$", "", name.strip())
