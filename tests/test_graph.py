@@ -271,3 +271,13 @@ def test_a_question_about_one_document_is_answered_from_it(app):
         out = ask("What did Herbert Hoover say in 1931 about unemployment and relief?")
     assert not out["metadata"]["refusal"] and out["citations"]
     assert {c["source_id"] for c in out["citations"]} == {"sotu-1931-herbert-hoover"}
+
+
+def test_a_stance_the_passages_reverse_is_said_and_never_verified(app):
+    """"Why did Hoover support a federal dole?": his 1931 message says "I am opposed to any direct or indirect
+    Government dole"; the answer says the passages take the other side, and is not verified."""
+    with app.app_context():
+        out = ask("Why did Herbert Hoover support a federal dole for the unemployed in 1931?")
+    premise = out["verification"]["premise"]
+    assert out["status"] != "verified" and {"text": "support", "kind": "stance"} in premise["unmet"]
+    assert "the passages say the opposite of “support”" in premise["finding"] and "opposed" in premise["finding"]

@@ -1,7 +1,8 @@
 """The question's premises held against an answer's citations: what the question names (whom, what, when, which
 figure) that no cited passage mentions, read as the run read the question (``Question.premises``;
 ``verify.question.premise_of`` decides). A comparison's sides are read in different documents: each side's
-question against its own citations, and a side nothing was found for is named.
+question against its own citations, and a side nothing was found for is named. A stance the question takes for
+granted and the cited passages reverse is named too (questions.stance).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from historian_blueprint.questions.reading import Question
 from historian_blueprint.questions.shapes import described
+from historian_blueprint.questions.stance import reversed_stance
 from historian_blueprint.schema import Citation, SourceText
 from historian_blueprint.verify.question import premise_of
 
@@ -25,6 +27,28 @@ def absent_document(asked: Question | None) -> dict[str, Any] | None:
             "refuse": True, "asks": "document"}
 
 
+def with_stance(found: dict[str, Any] | None, question: str, citations: Sequence[Citation]) -> dict[str, Any] | None:
+    """The premise check's finding with the stance the question takes for granted and the cited passages reverse
+    (questions.stance: "Why did Hoover support a federal dole?" where the passage says "I am opposed to any ...
+    dole"), said plainly; unchanged when nothing is reversed."""
+    turned = reversed_stance(question, citations)
+    if turned is None:
+        return found
+    said = (f"the passages say the opposite of “{turned.asked}”: “{excerpt(turned.citation.text, turned.said)}” "
+            f"[{turned.citation.id}]")
+    found = found or {"unmet": [], "finding": "", "refuse": False, "asks": "stance"}
+    return {**found, "unmet": [*found["unmet"], {"text": turned.asked, "kind": "stance"}],
+            "finding": "; ".join(part for part in (said, found["finding"]) if part)}
+
+
+def excerpt(text: str, word: str, reach: int = 12) -> str:
+    """The words around a stance word, at most ``reach`` each side, with an ellipsis where the sentence was cut."""
+    tokens = text.split()
+    at = next((n for n, t in enumerate(tokens) if word and word in t.lower()), 0)
+    start, end = max(0, at - reach), min(len(tokens), at + reach + 1)
+    return f"{'… ' if start else ''}{' '.join(tokens[start:end]).rstrip('.;:,')}{' …' if end < len(tokens) else ''}"
+
+
 def unmet_premises(asked: Question | None, citations: Sequence[Citation],
                    get_document: Callable[[str], SourceText | None]) -> dict[str, Any] | None:
     """What of the question no citation mentions (``{"unmet", "finding", "refuse", "asks"}``), or None."""
@@ -33,7 +57,7 @@ def unmet_premises(asked: Question | None, citations: Sequence[Citation],
         return None
     shape = asked.shape
     if not shape.comparison:
-        return premise_of(asked.text, spans, get_document, asked.premises)
+        return with_stance(premise_of(asked.text, spans, get_document, asked.premises), asked.text, citations)
     table = described(shape, asked.text, [c.model_dump() for c in citations]) or {}
     unmet: list[dict[str, Any]] = []
     findings: list[str] = []
