@@ -210,3 +210,19 @@ def test_a_finding_reads_its_own_words_once_and_a_copy_of_another_sentence_reads
     assert first.model_copy(update={"score": 2.0}).words == first.words
     assert fact("The tariff on wool is too high.", "Grover Cleveland", 1887, 2).repeats([first])
     assert not other.repeats([first])
+
+
+def test_a_single_answers_first_findings_are_ranked_by_meaning_too(embed):
+    """"Were lynchings rising or falling?": the sentence that answers in other words ("they have shown an
+    increase") shares no word with the question; by words alone a sentence that repeats "lynching" leads, by meaning
+    too the answer does. A list's items keep their own order, and without the encoder the words decide."""
+    q = read_question("Were lynchings rising or falling according to Coolidge's 1927 message?")
+    repeats = fact("The Congress should enact legislation against lynching under the Constitution.", "Calvin Coolidge",
+                   1927, 1, 0.60)
+    answers = fact("In the last year lynchings have shown an increase after several years of decline.",
+                   "Calvin Coolidge", 1927, 2, 0.59)  # close by words: meaning decides
+    ranked = extractive.by_meaning(q, [repeats, answers], embed)
+    assert [f.text for f in ranked] == [answers.text, repeats.text]
+    assert extractive.by_meaning(q, [repeats, answers], None) == [repeats, answers]
+    listed_q = read_question("What three things did Coolidge say about lynching?")
+    assert extractive.by_meaning(listed_q, [repeats, answers], embed) == [repeats, answers]

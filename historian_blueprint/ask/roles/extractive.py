@@ -77,10 +77,11 @@ TYPE_WEIGHT = 0.1    # a sentence holding the type the question asks for (a date
 
 
 def extract(q: Question, hits: list[dict[str, Any]], limit: int = 24,
-            context: frozenset[str] | set[str] | None = None) -> list[Fact]:
+            context: frozenset[str] | set[str] | None = None, embed: Embed | None = None) -> list[Fact]:
     """Split the retrieved chunks into sentences with exact offsets; score each against the question.
 
     ``context``: a follow-up's thread words (``Question.thread``); sentences of documents about them rank higher.
+    ``embed``: the sentence encoder; a single answer's first findings are then re-ranked by meaning (``by_meaning``).
     """
     q_words, text = q.words, q.text
     context = context or set()
@@ -124,7 +125,33 @@ def extract(q: Question, hits: list[dict[str, Any]], limit: int = 24,
                     overlap=round(overlap, 4), words=frozenset(own),
                 )
     ranked = sorted(facts.values(), key=lambda f: -f.score)
-    return by_reader(q, ranked)[:limit]
+    return by_reader(q, by_meaning(q, ranked, embed))[:limit]
+
+
+MEANING_FACTS = 6     # the best findings by words that are re-ranked by meaning
+# how much a finding's nearness in meaning to the question (cosine, the bundled MiniLM) adds to its score (fit below)
+QUESTION_MEANING_WEIGHT = 0.25
+
+
+def by_meaning(question: Question, ranked: list[Fact], embed: Embed | None) -> list[Fact]:
+    """A single answer's first findings (MEANING_FACTS) re-ranked with QUESTION_MEANING_WEIGHT x their nearness in
+    meaning to the question, so that the sentence that answers in other words can lead ("In the last year they have
+    shown an increase" for "were lynchings rising or falling"); only a sentence that holds what the question asks
+    for (a figure, a date, a name) is lifted. A comparison's sides and a list's items are chosen their own ways
+    (ask.roles.sides, questions.lists); without the encoder the ranking by words stands. Fit on the fit half of the
+    development questions (docs/verification.md, composer): the finding that leads holds the answer more often."""
+    if embed is None or not ranked or question.shape.kind != "single":
+        return ranked
+    head = ranked[:MEANING_FACTS]
+    try:
+        vectors = embed([question.text] + [" ".join(f.text.split()) for f in head])
+    except Exception:  # noqa: BLE001 - an encoder failing at run time: the ranking by words stands
+        return ranked
+    kind = question.kind
+    near = [float(v) for v in vectors[1:] @ vectors[0]]
+    read = [f.model_copy(update={"score": round(f.score + QUESTION_MEANING_WEIGHT * max(n, 0.0), 4)})
+            if kind == "other" or holds_type(kind, f.text, question=question.text) else f for f, n in zip(head, near)]
+    return sorted(read, key=lambda f: -f.score) + ranked[MEANING_FACTS:]
 
 
 READ_FACTS = 6        # the best findings by words the reader reads (6, 12 and 24 ranked alike on the development set)

@@ -34,7 +34,7 @@ class OfflineRoles:
     def extract(self, task: Task) -> list[Fact]:
         """Evidence sentences of the retrieved passages, each with its locator in its document."""
         context = task.asked.thread
-        facts = extractive.extract(task.asked, task.hits, context=context)
+        facts = extractive.extract(task.asked, task.hits, context=context, embed=task.embed)
         if task.shape.comparison:  # each side read as a question of its own ("Wilson on the trusts"), its best kept
             merged = {(f.source_id, f.start): f for f in facts}
             for side in task.asked.sides:  # each side's own question, read with the question
