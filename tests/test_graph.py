@@ -281,3 +281,16 @@ def test_a_stance_the_passages_reverse_is_said_and_never_verified(app):
     premise = out["verification"]["premise"]
     assert out["status"] != "verified" and {"text": "support", "kind": "stance"} in premise["unmet"]
     assert "the passages say the opposite of “support”" in premise["finding"] and "opposed" in premise["finding"]
+
+
+def test_a_follow_up_answered_from_someone_else_is_refused_naming_whom_it_asks_about(app):
+    """"What did he say about the repeal of the silver purchase law?" after a question on Woodrow Wilson: the
+    passages on that repeal are Cleveland's; quoting them would answer for another man, so the answer says whom the
+    follow-up is about and that nothing found is by or about him (the issue's Gragston follow-up, quoted from three
+    other narrators and called verified)."""
+    with app.app_context():
+        first = ask("What did Woodrow Wilson say about the railroads?")
+        out = ask("What did he say about the repeal of the silver purchase law?", parent_id=first["metadata"]["run_id"])
+    assert out["metadata"]["refusal"] and out["status"] != "verified"
+    assert out["verification"]["premise"]["asks"] == "subject"
+    assert "goes on asking about Woodrow Wilson" in out["answer"]

@@ -50,3 +50,25 @@ def test_the_value_is_immutable():
     q = read_question("Who wrote the Emancipation Proclamation?")
     with pytest.raises(AttributeError):
         q.text = "something else"  # type: ignore[misc]
+
+
+def test_a_follow_up_carries_the_person_its_thread_asked_about():
+    from historian_blueprint.questions.premises import lost_subject
+    from historian_blueprint.schema import Citation
+
+    bylines = {"Arnold Gragston": 1, "Gragston": 1}.get
+    thread = [{"question": "How did Arnold Gragston help slaves escape across the Ohio River?"}]
+    follow = read_question("Where did he settle after the war?", thread, bylines=lambda n: bylines(n, 0))
+    assert follow.subject == "Arnold Gragston"
+    named = read_question("Where did Julia Bunch settle after the war?", thread, bylines=lambda n: bylines(n, 0))
+    assert named.subject is None  # a person of its own
+
+    def cite(author, title, text):
+        return Citation(id=1, source_id="d", title=title, author=author, year=1937, start=0, end=len(text), text=text,
+                        locator="para 1")
+
+    other = cite("Federal Writers' Project", "Interview with Julia Bunch", "Uncle brought him back after the war.")
+    his = cite("Federal Writers' Project", "Interview with Arnold Gragston", "I went on to Detroit.")
+    about = cite("Tribune", "Front page", "Mr. Gragston, who rowed hundreds across, lives in Detroit.")
+    assert lost_subject(follow, [other])["refuse"] is True
+    assert lost_subject(follow, [other, his]) is None and lost_subject(follow, [about]) is None

@@ -14,6 +14,7 @@ from historian_blueprint.questions.reading import Question
 from historian_blueprint.questions.shapes import described
 from historian_blueprint.questions.stance import reversed_stance
 from historian_blueprint.schema import Citation, SourceText
+from historian_blueprint.text.names import names
 from historian_blueprint.verify.question import premise_of
 
 
@@ -25,6 +26,21 @@ def absent_document(asked: Question | None) -> dict[str, Any] | None:
         return None
     return {"unmet": [{"text": f"{scope.name} {scope.year}", "kind": "document"}], "finding": scope.absent(),
             "refuse": True, "asks": "document"}
+
+
+def lost_subject(asked: Question | None, citations: Sequence[Citation]) -> dict[str, Any] | None:
+    """A follow-up's person (``Question.subject``: "Where did he settle after the war?" after a question on Arnold
+    Gragston) whom no cited passage is by or names, as a premise nothing cited bears out (the answer is refused:
+    it would be about someone else), or None."""
+    subject = asked.subject if asked is not None else None
+    if subject is None or not citations:
+        return None
+    surname = subject.split()[-1]
+    if any(names(subject, f"{cit.author or ''} {cit.title}") or names(surname, cit.text) for cit in citations):
+        return None
+    return {"unmet": [{"text": subject, "kind": "subject"}], "refuse": True, "asks": "subject",
+            "finding": f"the question goes on asking about {subject} (named before it), and no passage found is by "
+                       f"or about {subject}"}
 
 
 def with_stance(found: dict[str, Any] | None, question: str, citations: Sequence[Citation]) -> dict[str, Any] | None:
@@ -57,6 +73,9 @@ def unmet_premises(asked: Question | None, citations: Sequence[Citation],
         return None
     shape = asked.shape
     if not shape.comparison:
+        lost = lost_subject(asked, citations)
+        if lost is not None:
+            return lost
         return with_stance(premise_of(asked.text, spans, get_document, asked.premises), asked.text, citations)
     table = described(shape, asked.text, [c.model_dump() for c in citations]) or {}
     unmet: list[dict[str, Any]] = []

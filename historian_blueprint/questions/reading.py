@@ -48,6 +48,7 @@ class Question:
     thread: frozenset[str] = frozenset()   # a follow-up's carried subject (THREAD_TURNS)
     sides: tuple[Question, ...] = ()       # a comparison's sides, each read as a question of its own (its query)
     scope: Scope | None = None             # the document it asks about: a byline's words of one year (questions.scope)
+    subject: str | None = None             # the author or narrator a follow-up goes on asking about (``carried``)
 
     @property
     def constraints(self) -> tuple[Constraint, ...]:
@@ -74,14 +75,34 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
     if bylines is not None:
         shape = with_bylines(shape, bylines)
     kind, wants = asks(text), focus(text)
+    read = premises(text)
     return Question(
         text=text, words=frozenset(words), content=content, count=count, kind=kind, focus=wants,
-        premises=premises(text), shape=shape,
+        premises=read, shape=shape,
+        subject=carried(read, shape, history or (), bylines) if history and bylines is not None else None,
         route="complex" if shape.kind != "single" else routed, thread=frozenset(thread),
         sides=tuple(read_question(side.query, sides=False) for side in shape.sides) if sides else (),
         scope=(carried_scope(text, history or (), bylines, years_of, THREAD_TURNS)
                if bylines is not None and not shape.comparison else None),
     )
+
+
+def carried(read: Premises, shape: Shape, history: Sequence[dict[str, Any]],
+            bylines: Callable[[str], int]) -> str | None:
+    """The person a follow-up goes on asking about: the author or narrator (a byline here) the last turns named,
+    the most recent first, when the follow-up names no one of its own and compares nothing ("Where did he settle
+    after the war?" after a question on Arnold Gragston: Gragston); None otherwise. An answer none of whose passages
+    is by or about that person does not answer the follow-up (questions.premises.lost_subject)."""
+    if shape.comparison or any(c.kind == "name" for c in read.constraints):
+        return None
+    for turn in reversed(list(history)[-THREAD_TURNS:]):
+        named = [c.text for c in premises(str(turn.get("question", ""))).constraints if c.kind == "name"]
+        bylined = [name for name in named if bylines(name) > 0]
+        if bylined:
+            return bylined[0]
+        if named:  # the last turn asked about someone who writes nothing here: nothing to hold the answer to
+            return None
+    return None
 
 
 def requested_count(question: str) -> int | None:
