@@ -59,6 +59,8 @@ def test_no_comparison_where_none_is_asked(question):
     ("What kinds of wild game did Joe Higgerson recall trapping?", True),
     ("Which of his earlier recommendations did Wilson renew in 1916?", True),
     ("List the measures Roosevelt asked for in 1944.", True),
+    ("To which officials did the Commoner urge readers to write?", True),  # a preposition first
+    ("In which year did Lincoln die?", False),                          # one thing, with its preposition
     ("What surplus did Grover Cleveland report for 1888?", False),     # "-us" is no plural
     ("Name the author of the 1901 message.", False),                  # one thing named
     ("What does Lincoln say about Liberia?", False),

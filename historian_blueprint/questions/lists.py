@@ -29,11 +29,13 @@ _LIST_CUE = re.compile(r"(?:\b(?:what|which|name|list|give|identify|enumerate|su
 
 # A list that names no count: "Which countries did Harrison's message name ...", "What steps did Hoover recommend ...",
 # "What kinds of wild game did he trap ...", "List the measures ...": a plural asked for, then its verb's auxiliary.
-# "steps", "countries"; not "surplus", "class", "news", nor a name ("What Adams did"): a lowercase plural noun
+# "steps", "countries"; not "surplus", "class", "news", nor a name ("What Adams did"): a lowercase plural noun. A
+# preposition may come first ("To which officials did ...", "In which states were ...").
 _PLURAL = r"(?-i:(?!(?:is|was|has|does|this|his|its|thus|as|news|gas)\b)[a-z-]+[^suiw\W]s)"
 _FILLER = r"(?-i:(?!(?:his|her|their|its|my|our|your|the|a|an)\b)[a-z-]+)\s+"  # "what (other) steps"
 _OPEN_LIST = re.compile(
-    r"^\W*(?:(?:what|which)\s+(?:of\s+(?:his|her|their|the)\s+)?"
+    r"^\W*(?:(?:(?:to|for|from|with|in|on|at|by|against|among|into)\s+)?(?:what|which)\s+"  # "To which officials ..."
+    r"(?:of\s+(?:his|her|their|the)\s+)?"
     r"(?:(?:kinds?|sorts?|types?)\s+of\s+[\w-]+(?:\s+[\w-]+)?|"
     rf"(?:{_FILLER}){{0,3}}{_PLURAL})\s+(?:did|do|does|were|are|had|have|has|could|would|will|should)\b|"
     rf"(?:list|name|enumerate|identify)\s+(?:the|all|each|every)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\b)", re.I)
