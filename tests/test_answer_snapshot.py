@@ -13,8 +13,9 @@ longer quotes past (Cleveland's 1887 message, once verified from his 1888-1896 w
 FDR's 1933, Coolidge's 1928, Wilson's 1915, the second Bill of Rights "in 1942", the conference "at Paris"), now
 refused naming what is missing; Cleveland's 1893 answer quoting only 1893; Grant's 1873 panic answer with two
 findings of the same message in another order. And once more when a single answer's first findings came to be
-ranked by meaning too (extractive.by_meaning): 48 unchanged; 9 answers with findings in another order or one finding
-another (Wilson's 1917 lead on Austria-Hungary now second), 3 refusals naming other closest passages."""
+ranked by meaning too where words cannot tell them apart (extractive.by_meaning): 57 unchanged; Wilson's 1917
+recommendation of war on Austria-Hungary now second, after another sentence of the same message; 2 refusals naming
+other closest passages."""
 
 from __future__ import annotations
 
