@@ -38,6 +38,22 @@ def test_a_hedged_figure_is_good_to_a_tenth_not_to_its_last_digit():
     assert agree(figures("Some three hundred people died.")[0], figures("About 300 persons perished.")[0])
 
 
+def test_a_range_is_one_figure_with_two_ends():
+    """"Between 75 and 200" is not 200 (it was read as its last number); "200 to 300" and "160 or 161" are ranges
+    too. Two ranges that meet only at an end disagree (the Persia's dead, as two papers put them); a range and a
+    figure or a bound agree when the one is within or past the other."""
+    (low,) = figures("Between 75 and 200 persons are believed to have perished.")
+    (high,) = figures("Others declared that 200 to 300 persons lost their lives.")
+    (sailed,) = figures("The line estimates that 160 or 161 passengers sailed from London.")
+    assert (low.quantity.value, low.high, low.kind) == (75.0, 200.0, "count")
+    assert (high.span, sailed.span) == ((200.0, 300.0), (160.0, 161.0))
+    more = figures("The best information says that more than 200 were lost.")[0]
+    assert not agree(low, high) and not agree(low, more) and agree(high, more)
+    assert agree(low, figures("About 150 persons perished.")[0])
+    assert not agree(sailed, figures("The total booked at these points was 231.")[0])
+    assert figures("The crew numbered between two hundred and three hundred.")[0].span == (200.0, 300.0)
+
+
 def test_a_day_of_the_month_is_a_date_whatever_the_parser_says():
     days = [f for f in figures("The explosion took place on the morning of the 17th of March last.")
             if f.kind == "date"]

@@ -188,6 +188,8 @@ def agree(x: Figure, y: Figure) -> bool:
     in words) and the other lies within a tenth of it."""
     if x.kind == "date":
         return x.quantity.value == y.quantity.value and (x.month == y.month or not (x.month and y.month))
+    if x.high is not None or y.high is not None:
+        return _spans_agree(x, y)
     if x.bound or y.bound:
         return (x.allows(y.quantity.value) if x.bound else True) and (y.allows(x.quantity.value) if y.bound else True)
     a, b = x.quantity.value, y.quantity.value
@@ -196,6 +198,22 @@ def agree(x: Figure, y: Figure) -> bool:
         return True
     loose = x.quantity.hedged or y.quantity.hedged
     return loose and abs(a - b) <= TOLERANCE * max(abs(a), abs(b))
+
+
+def _spans_agree(x: Figure, y: Figure) -> bool:
+    """A range ("between 75 and 200") and another figure agree when they share more than an end: a figure within
+    the range ("about" one within a tenth of it), two ranges that overlap, a bound the range reaches past ("more
+    than 200" and "200 to 300"); "75 to 200" and "200 to 300" meet only at 200 and disagree."""
+    (a, b), (c, d) = x.span, y.span
+    bound, other = (x, y) if x.bound else (y, x) if y.bound else (None, None)
+    if bound is not None:
+        lo, hi = other.span
+        return hi > bound.quantity.value if bound.bound == "min" else lo < bound.quantity.value
+    if a == b or c == d:  # a figure and a range
+        point, (lo, hi) = ((x, (c, d)) if a == b else (y, (a, b)))
+        slack = TOLERANCE * point.quantity.value if point.quantity.hedged else 0.0
+        return lo - slack <= point.quantity.value <= hi + slack
+    return min(b, d) > max(a, c)
 
 
 def _apart(a: Statement, b: Statement, years: dict[str, int | None]) -> bool:

@@ -24,6 +24,7 @@ seventeenth eighteenth nineteenth twentieth""".split(), 1)} | {f"twenty-{w}": 21
 PEOPLE = frozenset("""person people man woman child worker soldier life victim resident inhabitant citizen passenger
 sailor miner girl boy casualty body soul""".split())
 DEATH = frozenset("die kill perish drown lose burn murder slay drown bury".split())
+TIME_UNITS = frozenset("year month week day hour minute second night morning evening century decade".split())
 
 
 # A bound, not a figure: "upwards of 240" allows 250 and not 178; "not fewer than 41" allows 50 and not 29.
@@ -44,9 +45,18 @@ class Figure:
     # what the figure is said of: its clause around it, figures as "some" and named actors as "someone"
     context: str = ""
     aside: bool = False  # a date of a modifier's act ("the committee, appointed on the 7th"), not of the clause's
+    high: float | None = None  # a range's upper end ("between 75 and 200", "200 to 300", "160 or 161"): from value
+
+    @property
+    def span(self) -> tuple[float, float]:
+        """The values the figure allows at its ends: a range's two ends, or the figure itself."""
+        return (self.quantity.value, self.high if self.high is not None else self.quantity.value)
 
     def allows(self, value: float) -> bool:
-        """The figure is consistent with another source's value: the same figure rounded, or within its bound."""
+        """The figure is consistent with another source's value: the same figure rounded, within its bound, or
+        within its range."""
+        if self.high is not None:
+            return self.quantity.value <= value <= self.high
         if self.bound == "min":
             return value >= self.quantity.value
         if self.bound == "max":
@@ -73,7 +83,11 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         run = tokens[i:j + 1]
         i = j + 1
         left = doc[max(sent.start, run[0].i - 3):run[0].i].text  # "about", "no fewer than", "$" before it
+        high, i = _range_end(run, tokens, i, left)
         found = quantities(f"{left} {doc[run[0].i:run[-1].i + 1].text}")
+        if high is not None:  # "between 75 and 200": the first end is the figure, the second its range's end
+            found = quantities(high[0]) if high[0] else found
+            high = high[1]
         day = DAY_WORDS.get(doc[run[0].i:run[-1].i + 1].text.lower().replace(" ", ""))
         near = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 4)]  # "the 11th day of August"
         month = next((x.lower_ for x in near if x.lower_ in MONTHS), "")
@@ -94,9 +108,35 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         # unkeyed figures are kept too: compare.py reads what they count from their context, by meaning
         verb = _verb(head)
         aside = kind == "date" and verb is not None and verb.dep_ in ("acl", "relcl")
-        out.append(Figure(found[-1], key, kind, bound, noun.lemma_.lower() if noun.i != head.i else "", month,
-                          _context(run, tokens), aside))
+        low = found[-1]
+        span = high if high is not None and kind == "count" and high > low.value and not low.year else None
+        out.append(Figure(low if span is not None else found[-1], key, kind, "" if span is not None else bound,
+                          noun.lemma_.lower() if noun.i != head.i else "", month, _context(run, tokens), aside, span))
     return tuple(out)
+
+
+_JOINS = frozenset("to or -".split())  # "200 to 300", "160 or 161", "75-200" (a dash between figures)
+
+
+def _range_end(run: list[Any], tokens: list[Any], after: int, left: str) -> tuple[tuple[str, float] | None, int]:
+    """A range the run opens ("between 75 and 200" read as one run; "200 to 300", "160 or 161", "from 75 to 200"
+    as two): (the text of its first end, its second end's value) and where reading goes on, or (None, ``after``)."""
+    text = " ".join(t.text for t in run)
+    if re.search(r"\bbetween\s*$", left, re.I) and " and " in text:  # "between 75 and 200": split where both parse
+        for at in [m.start() for m in re.finditer(r" and ", text)]:
+            first, second = quantities(text[:at]), quantities(text[at + 5:])
+            if len(first) == 1 and len(second) == 1 and second[0].value > first[0].value:
+                return (text[:at], second[0].value), after
+        return None, after
+    if after + 1 < len(tokens) and tokens[after].lower_ in _JOINS and tokens[after + 1].like_num:
+        k = after + 1
+        while k + 1 < len(tokens) and tokens[k + 1].like_num:
+            k += 1
+        second = quantities(" ".join(t.text for t in tokens[after + 1:k + 1]))
+        first = quantities(text)
+        if len(second) == 1 and first and second[0].value > first[-1].value and not second[0].year:
+            return ("", second[0].value), k + 1
+    return None, after
 
 
 _ASIDE = frozenset("advcl parataxis conj cc punct appos".split())  # parts of a clause that say something else
@@ -147,7 +187,10 @@ def _counts(number: Any, quantity: Quantity) -> tuple[str, str]:
     while noun.dep_ in ("nummod", "compound", "quantmod", "advmod", "npadvmod") and noun.head.i != noun.i:
         noun = noun.head
     verb = _verb(noun)
-    if quantity.year or noun.ent_type_ == "DATE" or noun.lower_ in MONTHS or number.ent_type_ == "DATE":
+    # a figure that counts a thing ("between 75 and 200 persons") is a count whatever the tagger calls it
+    counts_a_thing = noun.i != number.i and noun.pos_ == "NOUN" and noun.lemma_.lower() not in TIME_UNITS
+    if quantity.year or noun.lower_ in MONTHS or (
+            (noun.ent_type_ == "DATE" or number.ent_type_ == "DATE") and not counts_a_thing):
         if verb is None:
             return "date", "date"
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
