@@ -159,3 +159,34 @@ def test_a_topic_is_read_once_where_the_map_starts():
     for bad, why in (("", "empty"), ("   ", "empty"), ("x" * 301, "longer than 300")):
         with pytest.raises(ValueError, match=why):
             read_topic(bad)
+
+
+def test_time_words_are_no_entities_but_calendar_points_are():
+    """"today", "tomorrow", "Thursday" said in a dispatch are relative to its writing, not nodes of a map; "Jan. 1"
+    and "December 1915" are."""
+    text = ("LONDON, Jan. 1. The Persia was sunk Thursday, and details are expected today or tomorrow. "
+            "The consul sailed from New York in December 1915.")
+    dates = {m.text for m in read_passages("d", text, [(0, len(text))]).mentions if m.label == "date"}
+    assert dates and not dates & {"Thursday", "today", "tomorrow"}
+    assert all(any(ch.isdigit() for ch in d) for d in dates)
+
+
+def test_a_consensus_point_counts_each_voice_once_and_names_a_wire_report():
+    """One paper's two sentences are one voice, cited once; two papers printing one wire dispatch are one voice,
+    named as such; a third paper in its own words is a second voice."""
+    from historian_blueprint.mapping.compare import Comparison, Edge
+    from historian_blueprint.mapping.nlp import Statement
+    from historian_blueprint.mapping.synthesis import consensus
+
+    wire = "The British liner Persia was sunk on Thursday and most of the passengers and crew were lost."
+    texts = [("times", wire), ("herald", wire.replace("Thursday", "Thursday afternoon")),
+             ("times", "Most of those aboard the Persia perished."),
+             ("tribune", "Nearly all on board the Persia were drowned when she went down.")]
+    st = [Statement(id=str(n), source_id=sid, start=0, end=len(t), text=t) for n, (sid, t) in enumerate(texts)]
+    agreements = [Edge(0, j, "agree") for j in (1, 2, 3)] + [Edge(1, 3, "agree")]
+    points = consensus(Comparison(st, agreements=agreements), {}, {"times": "times co", "herald": "herald co",
+                                                                    "tribune": "tribune co"})
+    (point,) = points
+    assert sorted(point["sources"]) == ["herald", "times", "tribune"]
+    assert len(point["citations"]) == 3                     # the Times once
+    assert point["independent"] == 2 and point["wire"] == [["herald", "times"]]

@@ -2,7 +2,11 @@
 map_topics.json, map_dev_corpus.jsonl with map_dev_topics.json), each corpus indexed alone with vectors, gives the
 same whole map as the snapshot written from the code before the wiring work of 2026-11-25 (5f47610):
 entities, relations, conflicts, consensus, credibility, battleground and their spans. Rewrite it only on
-purpose: ``python -m tests.test_map_snapshot --write``."""
+purpose: ``python -m tests.test_map_snapshot --write``. Rewritten on 2026-11-29 (issue 42) for two changes read
+map by map against the maps before them: time words are no entities (27 date entities gone over the 6 maps, "that
+day", "Tuesday", "yesterday", "Forty years", "the previous autumn", and the 8 relations that hung only on them), and
+each consensus point says how many independent voices it has (``independent``, ``wire``); conflicts, consensus
+claims and their sources, sources and credibility unchanged."""
 
 from __future__ import annotations
 

@@ -13,6 +13,10 @@ from typing import Any
 from historian_blueprint.text.parse import pipeline
 from historian_blueprint.mapping.figures import MONTHS, Figure, figures_of
 
+# A date is an entity when it names a point of the calendar: a figure (a day, a year) or a month; time words
+# relative to the writing ("today", "tomorrow", "yesterday", "Thursday", "early this morning") are not.
+CALENDAR_POINT = re.compile(r"\d|\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+                            r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b", re.I)
 ENTITY_TYPES = {
     "PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place", "ORG": "organisation", "NORP": "organisation",
     "EVENT": "event", "DATE": "date", "LAW": "event",
@@ -102,6 +106,8 @@ def read_passages(source_id: str, content: str, passages: list[tuple[int, int]])
             if label is None or len(text) < 2 or not re.search(r"[A-Za-z0-9]", text):
                 continue
             if label != "date" and not text[0].isupper():
+                continue
+            if label == "date" and not CALENDAR_POINT.search(text):  # "today", "tomorrow", "Thursday": no node
                 continue
             s = start + ent.start_char + (len(ent.text) - len(ent.text.lstrip()))
             mentions.append(Mention(source_id, s, s + len(text), content[s:s + len(text)], label))

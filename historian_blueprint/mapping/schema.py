@@ -52,8 +52,10 @@ class Conflict(BaseModel):
 
 class Consensus(BaseModel):
     claim: str
-    citations: list[Span]
+    citations: list[Span]       # one statement per source
     sources: list[str]
+    independent: int = 0        # how many independent voices: one author, or one wire report printed twice, is one
+    wire: list[list[str]] = []  # sources that print one wire report (counted once)
 
 
 class CounterQuery(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from difflib import SequenceMatcher
 from collections.abc import Collection
 from typing import Any
 
@@ -115,15 +116,28 @@ def _reason(groups: list[list[int]], st: list[Statement], sources: dict[str, dic
 
 
 def consensus(comparison: Comparison, credibility: dict[str, float], authors: dict[str, str]) -> list[dict[str, Any]]:
-    """Points on which two or more independent sources (different authors) agree: a statement and the
-    statements agreeing with it directly, none of them in a conflict (a chain of agreements drifts from the
-    point); the statement with the most independent sources first, each statement in one point."""
+    """Points on which two or more independent sources agree: a statement and the statements agreeing with it
+    directly, none of them in a conflict (a chain of agreements drifts from the point); the statement with the most
+    independent sources first, each statement in one point, each source cited once in a point. Sources are
+    independent when their authors differ and they do not print one wire report (the same sentence word for word
+    but for a few words: ``wire_copies``), which counts once and is named as such (``wire``)."""
     st = comparison.statements
     contested = {e.a for e in comparison.conflicts} | {e.b for e in comparison.conflicts}
     near = agreeing(comparison, leave_out=contested)
 
+    def voices(group: set[int]) -> list[set[str]]:
+        """The group's sources, those of one author or one wire report together."""
+        out: list[set[str]] = []
+        for j in sorted(group):
+            who = authors.get(st[j].source_id) or st[j].source_id
+            same = [v for v in out if st[j].source_id in v or who in {authors.get(s) or s for s in v}
+                    or any(wire_copies(st[j], st[k]) for k in group if st[k].source_id in v)]
+            merged = set().union({st[j].source_id}, *same)
+            out = [v for v in out if not any(v is s for s in same)] + [merged]
+        return out
+
     def independent(group: set[int]) -> int:
-        return len({authors.get(st[i].source_id) or st[i].source_id for i in group})
+        return len(voices(group))
 
     used: set[int] = set()
     out = []
@@ -134,9 +148,34 @@ def consensus(comparison: Comparison, credibility: dict[str, float], authors: di
             continue
         used |= group
         ordered = [i] + sorted(group - {i}, key=lambda j: (-credibility.get(st[j].source_id, 0.5), st[j].source_id))
-        ids = list(dict.fromkeys(st[j].source_id for j in ordered))
-        out.append({"claim": st[i].text, "citations": [span(st[j]) for j in ordered], "sources": ids})
-    return sorted(out, key=lambda x: -len(x["sources"]))
+        once = list({st[j].source_id: j for j in reversed(ordered)}.values())[::-1]  # each source's first statement
+        once = sorted(once, key=ordered.index)
+        ids = [st[j].source_id for j in once]
+        wire = [sorted(v) for v in voices(group) if len(v) > 1 and len({authors.get(s) or s for s in v}) > 1]
+        out.append({"claim": st[i].text, "citations": [span(st[j]) for j in once], "sources": ids,
+                    "independent": len(voices(group)), **({"wire": wire} if wire else {})})
+    return sorted(out, key=lambda x: (-x["independent"], -len(x["sources"])))
+
+
+WIRE_SAME = 0.90  # two papers' sentences this alike, word for word (difflib's ratio), print one wire report
+
+
+def wire_copies(a: Statement, b: Statement) -> bool:
+    """Two statements of different sources that are one report printed twice: the same words in the same order
+    but for a few (a headline's, an OCR misreading's); long enough (eight words) not to be a stock phrase."""
+    x, y = re.findall(r"[a-z0-9]+", a.text.lower()), re.findall(r"[a-z0-9]+", b.text.lower())
+    if a.source_id == b.source_id or min(len(x), len(y)) < 8:
+        return False
+    return SequenceMatcher(None, x, y, autojunk=False).ratio() >= WIRE_SAME
+
+
+def _voices(point: dict[str, Any], titles: dict[str, str]) -> str:
+    """" (2 independent; A and B print one wire report)" after a consensus point."""
+    if not point.get("independent"):
+        return ""
+    wires = ["; " + " and ".join(md_escape(titles.get(s, s)) for s in w) + " print one wire report"
+             for w in point.get("wire") or []]
+    return f" ({point['independent']} independent{''.join(wires)})"
 
 
 def report(topic: str, output: dict[str, Any]) -> str:
@@ -148,8 +187,8 @@ def report(topic: str, output: dict[str, Any]) -> str:
 
     lines = [f"# Knowledge map: {md_escape(topic)}", ""]
     lines += ["## Consensus", ""]
-    lines += ([f"- {md_escape(c['claim'])} " + " ".join(cite(s) for s in c["citations"]) for c in output["consensus"]]
-              or ["- (no point on which independent sources agree)"])
+    lines += ([f"- {md_escape(c['claim'])} " + " ".join(cite(s) for s in c["citations"]) + _voices(c, titles)
+               for c in output["consensus"]] or ["- (no point on which independent sources agree)"])
     lines += ["", "## Battleground", ""]
     if not output["conflicts"]:
         lines.append("- (no conflict between the sources found)")
