@@ -10,7 +10,7 @@ import pytest
 
 from historian_lab.bench import map_corpora
 from historian_blueprint.mapping.compare import agree, compare, event_days, is_prose
-from historian_blueprint.mapping.graph import about_event, event_year
+from historian_blueprint.mapping.event import about_event, event_year
 from historian_blueprint.mapping.topic import read_topic
 from historian_blueprint.mapping.nlp import read_passages
 from tests.conftest import REPO
@@ -75,6 +75,32 @@ def test_sources_are_kept_to_the_events_year():
     assert not about_event(doc(1883, "An accident occurred on Monday at the Bankfield Pit."), 1868)  # a later event
     assert not about_event(doc(1884, "The mail train went through the trestle this morning."), 1879)
     assert about_event(doc(1934, "It was on Monday, the 6th of July, 1891."), 1891)  # a weekday with its date
+
+
+def test_a_topic_that_names_its_month_or_a_span_of_years_keeps_to_it():
+    """"The wreck of the Corisande in November 1908": a dispatch of December 1908 about yesterday's collision in
+    the same waters is another event, a report of 1909 looking back is not; "specie payments from 1874 to 1879":
+    the messages of 1874-1880 are all about it, each one's own day included."""
+    from historian_blueprint.mapping.event import not_about_event
+
+    topic = read_topic("the wreck of the steamer Corisande in November 1908")
+    assert (topic.year, topic.month, topic.last) == (1908, 11, None)
+
+    def dated(date: str, text: str):
+        return SimpleNamespace(year=int(date[:4]), date=date, text=text)
+
+    later = dated("1908-12-05", "The Marguerite Dale was run down in fog yesterday morning.")
+    assert not_about_event(later, 1908, None, 11) == ("it was written in December 1908 and reports events of its own "
+                                                      "day, after the event (November 1908)")
+    assert not_about_event(dated("1908-10-30", "The Corisande sailed."), 1908, None, 11).startswith(
+        "it was written in October 1908, before")
+    assert about_event(dated("1908-11-14", "The Corisande struck yesterday."), 1908, None, 11)
+    assert about_event(dated("1909-02-15", "The Court finds that the Corisande struck on the 13th of November."),
+                       1908, None, 11)
+    span = read_topic("the resumption of specie payments from 1874 to 1879")
+    assert (span.year, span.last, span.month) == (1874, 1879, None)
+    assert about_event(doc(1880, "This morning the Treasury paid gold."), 1874, span.last)  # the year after the span
+    assert not about_event(doc(1873, "The Treasury."), 1874, span.last)
 
 
 def test_the_development_corpus_never_mixes_events_and_finds_its_shared_facts():

@@ -6,7 +6,9 @@ purpose: ``python -m tests.test_map_snapshot --write``. Rewritten on 2026-11-29 
 map by map against the maps before them: time words are no entities (27 date entities gone over the 6 maps, "that
 day", "Tuesday", "yesterday", "Forty years", "the previous autumn", and the 8 relations that hung only on them), and
 each consensus point says how many independent voices it has (``independent``, ``wire``); conflicts, consensus
-claims and their sources, sources and credibility unchanged."""
+claims and their sources, sources and credibility unchanged. And again the same day when the sources set aside came
+to carry why (``metadata.set_aside`` as ``{source_id, title, why}``, ``metadata.included``, the report's "Sources
+set aside"): entities, relations, conflicts, consensus, counter-queries and sources equal in all six."""
 
 from __future__ import annotations
 

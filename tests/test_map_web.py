@@ -93,3 +93,30 @@ def test_an_answer_page_links_to_a_map_of_its_question(client):
     page = client.get(run.headers["Location"]).get_data(as_text=True)
     link = re.search(r'data-testid="map-topic" href="([^"]+)"', page).group(1)
     assert "/historian/map?topic=" in link
+
+
+def test_sources_set_aside_are_shown_with_why_and_can_be_included(client):
+    """The map names every source it read but left out, with why; the asker ticks one and maps again: it is mapped
+    with the others (a source row with its credibility), and the page says it was included at the asker's request."""
+    out = client.post("/historian/api/map", json={"topic": TOPIC}).get_json()
+    aside = out["metadata"]["set_aside"]
+    assert aside and all(a["why"] and a["title"] for a in aside)
+    assert "## Sources set aside" in out["report"]
+    page = client.get(f"/historian/maps/{out['metadata']['run_id']}").get_data(as_text=True)
+    first = aside[0]
+    assert 'data-testid="set-aside"' in page and first["why"].replace("'", "&#39;") in page
+    assert f'name="include" value="{first["source_id"]}"' in page
+    response = client.post("/historian/map", data={"topic": TOPIC, "include": [first["source_id"]]})
+    assert response.status_code == 303
+    run_id = response.headers["Location"].rstrip("/").split("/")[-1]
+    again = client.get(f"/historian/api/maps/{run_id}").get_json()["output"]
+    assert again["metadata"]["included"] == [first["source_id"]]
+    assert first["source_id"] in {s["source_id"] for s in again["sources"]}
+    assert first["source_id"] not in {a["source_id"] for a in again["metadata"]["set_aside"]}
+    assert 'data-testid="included"' in client.get(f"/historian/maps/{run_id}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("include", ["x", [1], ["x" * 600], ["s"] * 101])
+def test_a_bad_include_list_is_a_clear_400(client, include):
+    response = client.post("/historian/api/map", json={"topic": TOPIC, "include": include})
+    assert response.status_code == 400 and "include" in response.get_json()["error"]["message"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -23,9 +22,11 @@ from historian_blueprint.ask.progress import node
 from historian_blueprint.limits import Deadline
 from historian_blueprint.mapping import adversary, credibility, entities, synthesis
 from historian_blueprint.mapping.compare import Comparison, Embed, compare
+from historian_blueprint.mapping.event import keep_to_event
 from historian_blueprint.mapping.nlp import Reading, Statement, name_key, read_passages
 from historian_blueprint.mapping.schema import MapOutput
-from historian_blueprint.mapping.topic import YEAR, Topic, read_topic
+from historian_blueprint.mapping.topic import Topic, read_topic
+from historian_blueprint.text.markdown import md_escape
 
 FACETS = ("{t}", "who was involved in {t}", "when did {t} happen", "where did {t} take place", "what caused {t}",
           "how many people were affected by {t}")
@@ -48,6 +49,7 @@ class MapContext:
     document_types: dict[str, float] = field(default_factory=dict)
     mapper: Callable[[str, str, list[tuple[int, int]]], Reading] | None = None  # the LLM engine's mapper role
     deadline: Deadline | None = None  # the run's time limit: past it no further round, no further source read
+    include: frozenset[str] = frozenset()  # sources the asker includes although they would be set aside
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and self.deadline.passed()
@@ -64,6 +66,7 @@ class MapState(TypedDict, total=False):
     readings: dict[str, Reading]
     stopped: bool  # the time limit cut the map short
     on_topic: list[str]
+    set_aside: dict[str, str]  # sources read but left out, with why (mapping.event)
     comparison: Comparison
     credibility: dict[str, dict[str, Any]]
     output: dict[str, Any]
@@ -140,66 +143,16 @@ def mapper(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         readings[sid] = replace(read_passages(sid, doc.text, passages), passages=passages)
     all_entities = entities.merge([m for r in readings.values() for m in r.mentions])
     links = entities.shared(all_entities, {sid: r.proper for sid, r in readings.items()})
-    on_topic = _on_topic({sid: v for sid, v in state["sources"].items() if sid in readings}, links)  # read ones
-    year = event_year(state["topic"], [c.get_document(sid) for sid in on_topic])
-    on_topic = [sid for sid in on_topic if about_event(c.get_document(sid), year)]
+    read = {sid: v for sid, v in state["sources"].items() if sid in readings}
+    on_topic, set_aside = keep_to_event(state["topic"], read, links, c.get_document, c.include)
     statements = [s for sid in on_topic if sid in readings for s in readings[sid].statements]
     years = {sid: getattr(c.get_document(sid), "year", None) for sid in on_topic}
     if c.out_of_time():  # past the time limit nothing more is weighed: the sources and names read so far stand
         stopped, comparison = True, Comparison(statements)
     else:
         comparison = compare(statements, c.embed, years)
-    return {"readings": readings, "on_topic": on_topic, "comparison": comparison, "failures": failures,
-            **({"stopped": True} if stopped else {})}
-
-
-_WEEKDAY = re.compile(r"\b(?:on|last)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-                      r"(?P<after>.{0,24})", re.I)
-_NOW = re.compile(r"\b(?:this (?:morning|afternoon|evening|forenoon)|at this hour|yesterday|to-?night|"
-                  r"last (?:night|evening))\b", re.I)
-
-
-def event_year(topic: Topic, documents: list[Any]) -> int | None:
-    """The year of the topic's event: the one the topic names, else a year named (or dated) by at least half
-    of its sources; None when there is no such year (a topic that is not one event)."""
-    if topic.year is not None:
-        return topic.year
-    docs = [d for d in documents if d is not None]
-    counts: dict[int, int] = {}
-    for d in docs:
-        for y in {int(y) for y in YEAR.findall(d.text)} | ({d.year} if d.year else set()):
-            counts[y] = counts.get(y, 0) + 1
-    best = max(counts.items(), key=lambda kv: (kv[1], -kv[0]), default=None)
-    return best[0] if best and len(docs) >= 2 and best[1] * 2 >= len(docs) else None
-
-
-def about_event(doc: Any, year: int | None) -> bool:
-    """A source can be about the event of ``year``: not written before it; written in it or the year after,
-    or later without reporting events of its own day ("this morning", "on Monday" not followed by a date): a
-    report of a later event on the same ground is another event, a memoir looking back is not."""
-    if doc is None or year is None or not doc.year:
-        return True
-    if doc.year < year:
-        return False
-    if doc.year <= year + 1:
-        return True
-    own_day = _NOW.search(doc.text) or any(not re.search(r"\d|\bthe\s+\w+(?:th|st|nd|rd)\b", m.group("after"), re.I)
-                                           for m in _WEEKDAY.finditer(doc.text))
-    return not own_day
-
-
-def _on_topic(sources: dict[str, dict[str, Any]], links: dict[str, set[str]]) -> list[str]:
-    """The best-ranked source and every source linked to it through shared named entities."""
-    if not sources:
-        return []
-    first = min(sources, key=lambda s: sources[s]["rank"])
-    seen, todo = {first}, [first]
-    while todo:
-        for n in links.get(todo.pop(), set()):
-            if n not in seen and n in sources:
-                seen.add(n)
-                todo.append(n)
-    return sorted(seen, key=lambda s: sources[s]["rank"])
+    return {"readings": readings, "on_topic": on_topic, "set_aside": set_aside, "comparison": comparison,
+            "failures": failures, **({"stopped": True} if stopped else {})}
 
 
 @node(lambda u: f"{len(u.get('pending') or [])} counter-queries" if u.get("pending") else "no new counter-queries")
@@ -306,13 +259,17 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     output["metadata"] = {
         "rounds": max([q["round"] for q in state.get("queries", [])] or [0]),
         "facet_queries": [q["query"] for q in state.get("queries", []) if q["round"] == 0],
-        # retrieved, but sharing no named entity with the topic's sources
-        "set_aside": sorted(set(state["sources"]) - on_topic),
+        # read, but left out as about another event, each with why (mapping.event); "include" maps them too
+        "set_aside": [{"source_id": sid, "title": getattr(c.get_document(sid), "title", "") or sid, "why": why}
+                      for sid, why in sorted((state.get("set_aside") or {}).items())],
         "statements_compared": len(comparison.statements),
         # an LLM mapper's names and quotes not in the source
         "dropped_quotes": sum(r.dropped for r in state["readings"].values()),
         "failures": state.get("failures", []),
     }
+    if output["metadata"]["set_aside"]:
+        output["report"] += "\n\n## Sources set aside\n\n" + "\n".join(
+            f"- {md_escape(a['title'])}: {md_escape(a['why'])}" for a in output["metadata"]["set_aside"]) + "\n"
     if state.get("stopped"):
         output["metadata"]["time_limit"] = ("the map reached its time limit (HISTORIAN_LIMITS_TIMEOUT_S): no "
                                             "further round was run, sources not yet read were left out, and "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -55,12 +55,15 @@ def make_map_context(client: Any = None, **overrides: Any) -> MapContext:
     return context
 
 
-def stream_map(topic: Topic | str, *, user_id: str | None = None,
-               context: MapContext | None = None) -> Iterator[dict[str, Any]]:
+def stream_map(topic: Topic | str, *, user_id: str | None = None, context: MapContext | None = None,
+               include: Collection[str] = ()) -> Iterator[dict[str, Any]]:
     """Yield a progress event per finished node, then ``{"event": "done", "run_id", "output"}``; the run is
-    stored with kind "map". ``topic``: as read by ``mapping.topic.read_topic`` (text is read there)."""
+    stored with kind "map". ``topic``: as read by ``mapping.topic.read_topic`` (text is read there). ``include``:
+    sources the asker maps although they would be set aside as about another event (mapping.event)."""
     events: list[dict[str, Any]] = []
     context = context or make_map_context()
+    if include:
+        context = replace(context, include=frozenset(include))
     deadline = context.deadline or Deadline(get_settings().limits_timeout_s)  # from now
     context = replace(context, deadline=deadline, mapper=bounded(context.mapper, deadline))
     run_id = uuid.uuid4().hex
@@ -77,6 +80,7 @@ def stream_map(topic: Topic | str, *, user_id: str | None = None,
                 except GeneratorExit:
                     listening = False
     output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
+                               "included": sorted(context.include),
                                "index_generation": service.generation(),
                                # a failure's text as the map's page shows it: never a key an endpoint echoed
                                "failures": [redact_text(f) for f in output["metadata"].get("failures", [])]})
@@ -101,9 +105,9 @@ def bounded(mapper: Callable[..., Any] | None, deadline: Deadline) -> Callable[.
 
 
 def map_topic(topic: Topic | str, *, user_id: str | None = None, on_event: Callable[[dict], None] | None = None,
-              context: MapContext | None = None) -> dict[str, Any]:
+              context: MapContext | None = None, include: Collection[str] = ()) -> dict[str, Any]:
     """Map a topic to the end; return the output (metadata.run_id names the stored run)."""
-    for event in stream_map(topic, user_id=user_id, context=context):
+    for event in stream_map(topic, user_id=user_id, context=context, include=include):
         if event.get("event") == "done":
             return event["output"]
         if on_event:

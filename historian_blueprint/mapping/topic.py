@@ -1,6 +1,7 @@
 """A map's topic read once: the ``Topic`` value a map builds where it starts (the page, the API, the CLI) and
 every step of the map reads: the text as asked (validated once), the phrase its searches use, its words (a
-claim's point leaves them out), the year it names. Nothing downstream derives these again from the text.
+claim's point leaves them out), the year it names (with its month, or the last year of a span it names). Nothing
+downstream derives these again from the text.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ class Topic:
     phrase: str              # as a search: without a leading article ("Ravensdyke explosion of 1868")
     words: frozenset[str]    # its words, lowercased
     year: int | None         # the year it names (the first, when it names several); None when it names none
+    last: int | None = None  # the last year it names, when it names a span ("from 1874 to 1879"): its events run on
+    month: int | None = None  # the month it names with its year ("in November 1908", "Nov. 13, 1908")
 
 
 def read_topic(raw: object) -> Topic:
@@ -32,6 +35,18 @@ def read_topic(raw: object) -> Topic:
     if not isinstance(raw, str):
         raise ValueError("the topic must be text")
     text = clean_question(raw, MAX_TOPIC_CHARS, "the topic")
-    named = YEAR.findall(text)
+    named = [int(y) for y in YEAR.findall(text)]
+    dated = MONTH_YEAR.search(text)
     return Topic(text=text, phrase=re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I),
-                 words=frozenset(w.lower() for w in WORD.findall(text)), year=int(named[0]) if named else None)
+                 words=frozenset(w.lower() for w in WORD.findall(text)), year=named[0] if named else None,
+                 last=max(named) if len(set(named)) > 1 else None,
+                 month=MONTHS[dated.group(1).lower()[:3]] if dated and len(set(named)) == 1 else None)
+
+
+MONTH_NAMES = ("january february march april may june july august september october november "
+               "december").split()
+MONTHS = {m[:3]: n for n, m in enumerate(MONTH_NAMES, 1)}
+# a month with its year: "November 1908", "Nov. 13, 1908", "13 November 1908", "November, 1908"
+MONTH_YEAR = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December|"
+                        r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?"
+                        r"(?:1[5-9]\d\d|20\d\d)\b", re.I)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from flask import request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, StringConstraints, ValidationError
 from werkzeug.exceptions import BadRequest, HTTPException
 
 from historian_blueprint.llm.parsing import brackets
@@ -20,6 +20,8 @@ from historian_blueprint.web.common import Problem
 M = TypeVar("M", bound=BaseModel)
 MAX_DEPTH = 32  # no Historian body nests deeper than 2; deeper JSON is refused before it is parsed
 MAX_SOURCES = 200  # documents one draft check may name, in the form and the JSON alike
+MAX_INCLUDED = 100  # sources one map may be asked to include although they were set aside
+MAX_ID_CHARS = 512  # a source id's length at most
 # How long a read of the body waits for the next bytes: as long as gunicorn's threaded worker waits for a request's
 # first bytes (its DEFAULT_WORKER_DATA_TIMEOUT), so a body that stops short holds a thread no longer than a silent
 # connection does (measured without it: a body 86 bytes short of its Content-Length, held open, had no answer in 30 s).
@@ -148,6 +150,9 @@ class ReindexBody(Body):
 
 class MapBody(Body):
     topic: StrictStr
+    # sources to map although they would be set aside as about another event (the map page's "include them")
+    include: list[Annotated[StrictStr, StringConstraints(max_length=MAX_ID_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_INCLUDED)
 
 
 def _depth(raw: str) -> int:

@@ -38,11 +38,16 @@ def _topic(data: Any) -> Topic:
         raise Problem(400, "bad_request", str(exc)) from None
 
 
-def _map(topic: Topic) -> dict[str, Any]:
+def _map(topic: Topic, include: list[str] = ()) -> dict[str, Any]:
     from historian_blueprint.mapping.run import map_topic  # on use: spaCy loads with the first map
 
     with index_problems(), running("map"):
-        return map_topic(topic, user_id=user())
+        return map_topic(topic, user_id=user(), include=include)
+
+
+def _included(form: Any) -> list[str]:
+    """The sources a form asks to include (the map page's "include them"), checked as the API's body is."""
+    return parse(MapBody, {"topic": "", "include": form.getlist("include")}).include
 
 
 def graph_elements(out: dict[str, Any], href: Any = None) -> dict[str, Any]:
@@ -86,7 +91,7 @@ def map_page():
 @login_required
 def map_submit():
     protect()
-    output = _map(_topic(request.form))
+    output = _map(_topic(request.form), _included(request.form))
     return redirect(url_for("historian.map_run_page", run_id=output["metadata"]["run_id"]), code=303)
 
 
@@ -94,13 +99,15 @@ def map_submit():
 def map_stream():
     """Server-sent events: one ``node`` event per finished step, then ``done`` (or ``error``)."""
     protect()
-    topic = _topic(request.form if request.form else parse(MapBody, raw_json()).model_dump())
+    body = None if request.form else parse(MapBody, raw_json())
+    topic = _topic(request.form if body is None else body.model_dump())
+    include = _included(request.form) if body is None else body.include
     from historian_blueprint.mapping.run import stream_map  # on use: spaCy loads with the first map
 
     def done(event: dict[str, Any]) -> dict[str, Any]:
         return {"run_id": event["run_id"], "url": url_for("historian.map_run_page", run_id=event["run_id"])}
 
-    return server_sent(running_events("map", lambda: stream_map(topic, user_id=user())), done, "map")
+    return server_sent(running_events("map", lambda: stream_map(topic, user_id=user(), include=include)), done, "map")
 
 
 @login_required
@@ -141,7 +148,8 @@ def map_export(run_id: str, fmt: str):
 @login_required
 def api_map():
     protect()
-    return jsonify(_map(_topic(json_body(MapBody).model_dump())))
+    body = json_body(MapBody)
+    return jsonify(_map(_topic(body.model_dump()), body.include))
 
 
 @login_required
