@@ -8,7 +8,10 @@ day", "Tuesday", "yesterday", "Forty years", "the previous autumn", and the 8 re
 each consensus point says how many independent voices it has (``independent``, ``wire``); conflicts, consensus
 claims and their sources, sources and credibility unchanged. And again the same day when the sources set aside came
 to carry why (``metadata.set_aside`` as ``{source_id, title, why}``, ``metadata.included``, the report's "Sources
-set aside"): entities, relations, conflicts, consensus, counter-queries and sources equal in all six."""
+set aside"): entities, relations, conflicts, consensus, counter-queries and sources equal in all six. And when the
+counter-queries came to name the topic as a historian types it ("Fenwick Street bridge fall 1891 number of witnesses
+disputed", not the whole topic): conflicts and consensus equal in all six; the Fenwick Street map found one source
+more by them (4, with its entities and relations)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,10 @@
 the map's weak claims.
 
 A claim is weak when it is contested (one side of a conflict), stated by one source alone, or stated by a
-source of low prior credibility. Each query is the topic and the claim's point in a few words ("Ravensdyke
-Colliery explosion of 1868 death toll disputed", "great fire at Carrowby in 1874 spark locomotive denied"):
+source of low prior credibility. Each query is the topic as a historian types it (its first name, what happened,
+the year: ``short_subject``) and the claim's point in a few words ("Ravensdyke Colliery explosion 1868 death toll
+disputed", "Corisande wreck 1908 number of Americans disputed", "great fire at Carrowby in 1874 spark locomotive
+denied"):
 the point is what a figure counts (the dead, a date, a counted noun) or the claim's own content words in their
 order, never a pasted sentence. Every query carries the claim it tests. No query runs twice in a map; at least
 ``MIN_PER_ROUND`` are asked per round while anything is left to ask.
@@ -15,7 +17,7 @@ import re
 from collections.abc import Iterable
 
 from historian_blueprint.mapping.nlp import Statement
-from historian_blueprint.mapping.topic import WORD, Topic
+from historian_blueprint.mapping.topic import WORD, YEAR, Topic
 
 MIN_PER_ROUND = 3
 MAX_PER_ROUND = 6
@@ -33,6 +35,8 @@ def key(query: str) -> str:
 def _plural(noun: str) -> str:
     if noun in _IRREGULAR:
         return _IRREGULAR[noun]
+    if noun in _IRREGULAR.values() or (noun.endswith("s") and not noun.endswith(("ss", "us", "is"))):
+        return noun  # already plural ("americans", "territories"): never "americanses"
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":
         return noun[:-1] + "ies"
     return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
@@ -57,6 +61,31 @@ def point(st: Statement, topic: Topic) -> tuple[str, bool]:
     return " ".join(words[:POINT_WORDS]) if len(words) >= 2 else "", False
 
 
+_PREPOSITION = frozenset("of in at near on during off from by to".split())
+_MONTHS = frozenset("January February March April May June July August September October November December".split())
+SUBJECT_WORDS = 6  # a subject a historian types: its name, what happened, the year
+
+
+def short_subject(topic: Topic) -> str:
+    """The topic as a historian types it into a search box: its first name (with the noun that follows it), what
+    happened and the year ("the wreck of the steamer Corisande in Lanyard Sound in November 1908" -> "Corisande
+    wreck 1908", "the fall of the Fenwick Street bridge at Port Aldous in 1891" -> "Fenwick Street bridge fall
+    1891"); the topic's own phrase when it names no one or that would be longer than SUBJECT_WORDS."""
+    words = topic.phrase.split()
+    head = next((w for n, w in enumerate(words) if w.islower() and w.isalpha()
+                 and (n + 1 == len(words) or words[n + 1] in _PREPOSITION)), "")
+    at = next((n for n, w in enumerate(words) if w[:1].isupper() and w.strip(",.") not in _MONTHS), None)
+    if at is None:
+        return topic.phrase
+    name = []
+    for w in words[at:]:
+        if w in _PREPOSITION or w.strip(",.") in _MONTHS or YEAR.fullmatch(w.strip(",.")):
+            break
+        name.append(w.strip(","))
+    parts = [*name, *([head] if head and head not in name else []), *([str(topic.year)] if topic.year else [])]
+    return " ".join(parts) if len(parts) <= SUBJECT_WORDS else topic.phrase
+
+
 def counter_queries(
     topic: Topic, weak: Iterable[tuple[str, Statement]], asked: set[str], round_: int,
 ) -> list[dict[str, object]]:
@@ -64,7 +93,7 @@ def counter_queries(
     weakest first): the claim's point with the topic, and its point disputed or denied; padded to MIN_PER_ROUND
     with searches for other kinds of accounts of the topic."""
     out: list[dict[str, object]] = []
-    subject = topic.phrase
+    subject = short_subject(topic)
 
     def add(query: str, aimed_at: str) -> None:
         k = key(query)
