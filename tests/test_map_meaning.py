@@ -256,3 +256,17 @@ def test_a_consensus_point_counts_each_voice_once_and_names_a_wire_report():
     assert sorted(point["sources"]) == ["herald", "times", "tribune"]
     assert len(point["citations"]) == 3                     # the Times once
     assert point["independent"] == 2 and point["wire"] == [["herald", "times"]]
+
+
+def test_a_misread_name_is_one_entity_with_the_name_it_misreads():
+    """OCR makes two men of one ("Rolanrt N. McNeely", "Robert N. McNeely"); a family is still two people."""
+    from historian_blueprint.mapping.entities import merge, variant
+    from historian_blueprint.mapping.nlp import Mention
+
+    assert variant("rolanrt n mcneely", "robert n mcneely") and variant("alarie j pcnwardcn", "alaric j penwarden")
+    assert not variant("john smith", "jane smith") and not variant("robert mcneely", "roland mcneely")
+    assert not variant("charles grant", "charles h grant")  # another count of names: the surname rule joins those
+    names = ["Robert N. McNeely", "Robert N. McNeely", "Rolanrt N. McNeely", "Mr. McNeely", "Edward Rose"]
+    found = merge([Mention(f"s{n}", 0, len(t), t, "person") for n, t in enumerate(names)])
+    assert [(e.name, sorted(e.aliases)) for e in found] == [
+        ("Robert N. McNeely", ["Mr. McNeely", "Rolanrt N. McNeely"]), ("Edward Rose", [])]

@@ -31,15 +31,22 @@ def merge(mentions: list[Mention]) -> list[Entity]:
         if key:
             by_key[key].append(m)
     parent = {k: k for k in by_key}
-    for key in by_key:
-        longer = [k for k in by_key if k != key and k.endswith(" " + key)]
-        if len(longer) == 1 and by_key[key][0].label != "date":
-            parent[key] = longer[0]
 
     def root(k: str) -> str:
         while parent[k] != k:
             k = parent[k]
         return k
+
+    kinds = {k: Counter(m.label for m in ms).most_common(1)[0][0] for k, ms in by_key.items()}
+    ranked = sorted(by_key, key=lambda k: (-len(by_key[k]), k))  # the commonest spelling is the one kept
+    for n, a in enumerate(ranked):
+        for b in ranked[n + 1:]:
+            if kinds[a] == kinds[b] != "date" and root(a) != root(b) and variant(b, a):
+                parent[root(b)] = root(a)  # "rolanrt n mcneely" is "robert n mcneely" misread
+    for key in by_key:
+        longer = {root(k) for k in by_key if k != key and k.endswith(" " + key)}
+        if len(longer) == 1 and by_key[key][0].label != "date" and root(key) not in longer:
+            parent[root(key)] = longer.pop()
 
     groups: dict[str, list[str]] = defaultdict(list)
     for key in by_key:
@@ -55,6 +62,43 @@ def merge(mentions: list[Mention]) -> list[Entity]:
         out.append(Entity(f"e{n + 1}", name, kind, aliases,
                           sorted(found, key=lambda m: (m.source_id, m.start)), set(keys)))
     return out
+
+
+def variant(a: str, b: str) -> bool:
+    """Two name keys that spell one name, one of them misread or misspelled (the same number of words, one a word
+    for word near-spelling of the other): the family name within one letter (two, from seven letters), the other
+    words the same, an initial of each other, or within half their letters of each other when the family name is the
+    same ("rolanrt n mcneely" / "robert n mcneely", "alarie j pcnwardcn" / "alaric j penwarden"); a name of one word
+    from six letters within one letter. "john smith" and "jane smith" are two people."""
+    x, y = a.split(), b.split()
+    if len(x) != len(y) or a == b:
+        return False
+    if len(x) == 1:
+        return min(len(a), len(b)) >= 6 and _distance(a, b) <= 1
+    *first_x, last_x = x
+    *first_y, last_y = y
+    if _distance(last_x, last_y) > (2 if min(len(last_x), len(last_y)) >= 7 else 1 if min(len(last_x), len(last_y)) >= 4
+                                    else 0):
+        return False
+    for p, q in zip(first_x, first_y):
+        p, q = p.rstrip("."), q.rstrip(".")
+        if p == q or (min(len(p), len(q)) == 1 and p[0] == q[0]):
+            continue
+        if p[0] != q[0] or _distance(p, q) > max(1, min(len(p), len(q)) // 2) or (
+                last_x != last_y and _distance(p, q) > 1):
+            return False
+    return True
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
 
 
 SHARED_PROPER = 2  # proper nouns two sources must share to be about the same events when no entity links them

@@ -54,6 +54,7 @@ def score_topic(topic: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]
     names = {name_key(n) for e in output["entities"] for n in (e["name"], *e["aliases"])}
     planted_names = list(topic.get("entities", []))
     recalled = [n for n in planted_names if name_key(n) in names]
+    merged, seen = variants_merged(topic.get("entity_variants") or {}, output["entities"])
     return {
         "topic": topic["topic"],
         "conflicts_planted": len(planted), "conflicts_found": len(hits),
@@ -65,6 +66,7 @@ def score_topic(topic: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]
         "consensus_facts": len(facts), "consensus_found": sum(facts), "consensus_reported": len(output["consensus"]),
         "consensus_mixing_events": len(mixed_consensus),
         "entities_planted": len(planted_names), "entities_recalled": len(recalled),
+        "variants_seen": seen, "variants_merged": merged,
         "entities_missed": sorted(set(planted_names) - set(recalled)),
         "missed_conflicts": [c["point"] for c in planted if c not in hits],
         "unplanted": [{"kind": c["kind"], "point": c["point"], "sides": [sorted(s) for s in sides(c)],
@@ -72,6 +74,24 @@ def score_topic(topic: dict[str, Any], output: dict[str, Any]) -> dict[str, Any]
                       for c in unplanted],
         "counter_queries": [{"query": q["query"], "tests": q["aimed_at"]} for q in output["counter_queries"]],
     }
+
+
+def variants_merged(variants: dict[str, list[str]], entities: list[dict[str, Any]]) -> tuple[int, int]:
+    """Of the planted spellings of one name (``entity_variants``: a canonical name and its short and misread forms)
+    that the map found, how many stand in the same entity as the most often found of them: (merged, found)."""
+    where = {}
+    for e in entities:
+        for n in (e["name"], *e["aliases"]):
+            where.setdefault(name_key(n), e["id"])
+    merged = seen = 0
+    for canonical, forms in variants.items():
+        found = [where[k] for k in dict.fromkeys(name_key(f) for f in (canonical, *forms)) if k in where]
+        if len(found) < 2:
+            continue
+        main = max(set(found), key=found.count)
+        seen += len(found) - 1
+        merged += found.count(main) - 1
+    return merged, seen
 
 
 def run(corpus: Path, topics_file: Path, root: Path | None = None, detail: bool = False) -> dict[str, Any]:
@@ -108,6 +128,7 @@ def run(corpus: Path, topics_file: Path, root: Path | None = None, detail: bool 
         "consensus_found": f"{total['consensus_found']}/{total['consensus_facts']}",
         "consensus_reported": total["consensus_reported"], "consensus_mixing_events": total["consensus_mixing_events"],
         "entity_recall": share("entities_recalled", "entities_planted"),
+        "variants_merged": f"{total['variants_merged']}/{total['variants_seen']}",
         "entities": f"{total['entities_recalled']}/{total['entities_planted']}",
         "targets": {"conflict_recall": 0.70, "mixing_events": 0, "consensus_found": "2/3", "entity_recall": 0.80},
         **({"topics": scored} if detail else {}),
