@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from historian_blueprint.mapping.nlp import Mention, name_key
+from historian_blueprint.text.words import edit_distance
 
 
 @dataclass
@@ -74,31 +75,20 @@ def variant(a: str, b: str) -> bool:
     if len(x) != len(y) or a == b:
         return False
     if len(x) == 1:
-        return min(len(a), len(b)) >= 6 and _distance(a, b) <= 1
+        return min(len(a), len(b)) >= 6 and edit_distance(a, b) <= 1
     *first_x, last_x = x
     *first_y, last_y = y
-    if _distance(last_x, last_y) > (2 if min(len(last_x), len(last_y)) >= 7 else 1 if min(len(last_x), len(last_y)) >= 4
-                                    else 0):
+    shorter = min(len(last_x), len(last_y))
+    if edit_distance(last_x, last_y) > (2 if shorter >= 7 else 1 if shorter >= 4 else 0):
         return False
     for p, q in zip(first_x, first_y):
         p, q = p.rstrip("."), q.rstrip(".")
         if p == q or (min(len(p), len(q)) == 1 and p[0] == q[0]):
             continue
-        if p[0] != q[0] or _distance(p, q) > max(1, min(len(p), len(q)) // 2) or (
-                last_x != last_y and _distance(p, q) > 1):
+        if p[0] != q[0] or edit_distance(p, q) > max(1, min(len(p), len(q)) // 2) or (
+                last_x != last_y and edit_distance(p, q) > 1):
             return False
     return True
-
-
-def _distance(a: str, b: str) -> int:
-    """Levenshtein distance."""
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
 
 
 SHARED_PROPER = 2  # proper nouns two sources must share to be about the same events when no entity links them

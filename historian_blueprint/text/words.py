@@ -324,3 +324,15 @@ def restates(words: frozenset[str] | set[str], others: Iterable[frozenset[str] |
     """Do these content words say what one of ``others`` says: more than 0.6 of the shorter one's words shared
     (the redundancy of two findings, the sameness of two list items in other words)."""
     return any(len(words & other) / max(min(len(words), len(other)), 1) > 0.6 for other in others)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: the fewest letters added, dropped or changed to make one word the other (a misspelling
+    the verifier names, a misread name the map merges)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]

@@ -11,7 +11,7 @@ half the claim's words.
 
 from __future__ import annotations
 
-from historian_blueprint.text.words import words
+from historian_blueprint.text.words import edit_distance, words
 from historian_blueprint.verify.context import ClaimContext
 from historian_blueprint.verify.evidence import SUPPORT_THRESHOLD
 from historian_blueprint.verify.findings import Check, Finding, failed, passed
@@ -132,15 +132,7 @@ def _derived(short: str, long_: str) -> bool:
 
 
 def _distance_at_most_two(a: str, b: str) -> bool:
-    if abs(len(a) - len(b)) > 2:
-        return False
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1] <= 2
+    return abs(len(a) - len(b)) <= 2 and edit_distance(a, b) <= 2
 
 
 @rule("conflict", 52, needs="evidence")
