@@ -170,8 +170,8 @@ def test_counter_queries_are_short_searches_naming_what_they_test():
     first = counter_queries(read_topic("the great fire at Carrowby in 1874"),
                             [("contested", toll), ("single source", said)], asked, 1)
     queries = [q["query"] for q in first]
-    assert "great fire at Carrowby in 1874 death toll disputed" in queries
-    assert "great fire at Carrowby in 1874 spark mill denied" in queries
+    assert "Carrowby fire 1874 death toll disputed" in queries  # the topic as typed: its name, what, the year
+    assert "Carrowby fire 1874 spark mill denied" in queries
     assert all(q["aimed_at"].endswith(("was 178.", "started the fire.")) for q in first[:4])
     second = counter_queries(read_topic("the great fire at Carrowby in 1874"), [("contested", toll)], asked, 2)
     assert len(first) >= 3 and not set(queries) & {q["query"] for q in second}

@@ -4,8 +4,7 @@ the map's weak claims.
 A claim is weak when it is contested (one side of a conflict), stated by one source alone, or stated by a
 source of low prior credibility. Each query is the topic as a historian types it (its first name, what happened,
 the year: ``short_subject``) and the claim's point in a few words ("Ravensdyke Colliery explosion 1868 death toll
-disputed", "Corisande wreck 1908 number of Americans disputed", "great fire at Carrowby in 1874 spark locomotive
-denied"):
+disputed", "Corisande wreck 1908 number of Americans disputed", "Carrowby fire 1874 spark locomotive denied"):
 the point is what a figure counts (the dead, a date, a counted noun) or the claim's own content words in their
 order, never a pasted sentence. Every query carries the claim it tests. No query runs twice in a map; at least
 ``MIN_PER_ROUND`` are asked per round while anything is left to ask.
