@@ -15,7 +15,11 @@ refused naming what is missing; Cleveland's 1893 answer quoting only 1893; Grant
 findings of the same message in another order. And once more when a single answer's first findings came to be
 ranked by meaning too where words cannot tell them apart (extractive.by_meaning): 57 unchanged; Wilson's 1917
 recommendation of war on Austria-Hungary now second, after another sentence of the same message; 2 refusals naming
-other closest passages."""
+other closest passages. And once more after a review narrowed the document a question asks about to a year that
+dates the person's own words (a verb of saying, a possessive with a document word, the question's subject): 52
+unchanged; 6 refusals of an absent document worded with the years held ("it holds theirs of 1888, 1893–1894, 1896");
+Cleveland's 1894 appointment searched in the whole collection again (the same findings); the conference "at Paris"
+back to flagged, as before this session ("agree in 1893" dates no words)."""
 
 from __future__ import annotations
 

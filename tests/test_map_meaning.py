@@ -52,6 +52,10 @@ def test_a_range_is_one_figure_with_two_ends():
     assert agree(low, figures("About 150 persons perished.")[0])
     assert not agree(sailed, figures("The total booked at these points was 231.")[0])
     assert figures("The crew numbered between two hundred and three hundred.")[0].span == (200.0, 300.0)
+    (some,) = figures("Two or three hundred men were lost.")  # the first end in the second's scale: 200, not 2
+    assert some.span == (200.0, 300.0) and not agree(some, figures("Fifteen men were lost.")[0])
+    assert figures("Between two and three hundred persons perished.")[0].span == (200.0, 300.0)
+    assert all(f.high is None for f in figures("The death toll rose from 75 to 200 persons."))  # a change, no range
 
 
 def test_a_day_of_the_month_is_a_date_whatever_the_parser_says():
@@ -266,7 +270,30 @@ def test_a_misread_name_is_one_entity_with_the_name_it_misreads():
     assert variant("rolanrt n mcneely", "robert n mcneely") and variant("alarie j pcnwardcn", "alaric j penwarden")
     assert not variant("john smith", "jane smith") and not variant("robert mcneely", "roland mcneely")
     assert not variant("charles grant", "charles h grant")  # another count of names: the surname rule joins those
+    apart = (("prussia", "russia"), ("ireland", "iceland"), ("mary smith", "mark smith"), ("john adams", "john adam"))
+    for a, b in apart:  # real words or names apart, not a misreading
+        assert not variant(a, b), (a, b)
     names = ["Robert N. McNeely", "Robert N. McNeely", "Rolanrt N. McNeely", "Mr. McNeely", "Edward Rose"]
     found = merge([Mention(f"s{n}", 0, len(t), t, "person") for n, t in enumerate(names)])
     assert [(e.name, sorted(e.aliases)) for e in found] == [
         ("Robert N. McNeely", ["Mr. McNeely", "Rolanrt N. McNeely"]), ("Edward Rose", [])]
+
+
+@pytest.mark.parametrize("topic, typed", [
+    ("the wreck of the steamer Corisande in Lanyard Sound in November 1908", "Corisande wreck 1908"),
+    ("the fall of the Fenwick Street bridge at Port Aldous in 1891", "Fenwick Street bridge fall 1891"),
+    ("Riots in Chicago in 1919", "Chicago riots 1919"),
+    ("Great Fire of London 1666", "Great Fire of London 1666"),
+    ("the Long March 1934", "Long March 1934"),
+    ("the resumption of specie payments", "resumption of specie payments"),
+])
+def test_a_topic_is_searched_as_a_historian_types_it(topic, typed):
+    from historian_blueprint.mapping.adversary import short_subject
+
+    assert short_subject(read_topic(topic)) == typed
+
+
+def test_a_month_is_read_only_where_it_dates_the_event():
+    assert read_topic("the wreck of the Corisande in November 1908").month == 11
+    assert read_topic("the wreck of Nov. 13, 1908").month == 11
+    assert read_topic("the Long March 1934").month is None  # a name, not a month

@@ -7,11 +7,12 @@ map by map against the maps before them: time words are no entities (27 date ent
 day", "Tuesday", "yesterday", "Forty years", "the previous autumn", and the 8 relations that hung only on them), and
 each consensus point says how many independent voices it has (``independent``, ``wire``); conflicts, consensus
 claims and their sources, sources and credibility unchanged. And again the same day when the sources set aside came
-to carry why (``metadata.set_aside`` as ``{source_id, title, why}``, ``metadata.included``, the report's "Sources
+to carry why (``metadata.set_aside_why``: ``{source_id, title, why}``, ``metadata.included``, the report's "Sources
 set aside"): entities, relations, conflicts, consensus, counter-queries and sources equal in all six. And when the
 counter-queries came to name the topic as a historian types it ("Fenwick Street bridge fall 1891 number of witnesses
 disputed", not the whole topic): conflicts and consensus equal in all six; the Fenwick Street map found one source
-more by them (4, with its entities and relations)."""
+more by them (4, with its entities and relations). Then ``metadata.set_aside`` back to the ids of every source
+retrieved and not mapped, as hosts read it, with ``set_aside_why`` beside it: only those two keys changed."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ from historian_blueprint.questions.scope import Scope, scope_of
 
 YEARS = {"Franklin D. Roosevelt": [1934, 1935, 1945], "FDR": [1934, 1935, 1945], "Calvin Coolidge": [1923, 1927],
          "Woodrow Wilson": [1913, 1917], "Taft": [1912], "Grant": [1869, 1874],
-         "Lincoln": [1862], "Hayes": [1878, 1879], "Wilson": [1913, 1917]}
+         "Lincoln": [1862], "Hayes": [1878, 1879], "Wilson": [1913, 1917], "Harding": [1921, 1922],
+         "Cleveland": [1893, 1894], "Roosevelt": [1934]}
 
 
 def bylines(name: str) -> int:
@@ -42,6 +43,15 @@ def test_a_byline_with_its_year_is_the_document_asked_about(question, name, year
     "What did Wilson say in 1913 and in 1917 about the tariff?",        # two years
     "What did Harriet Tubman say in 1862 about the war?",               # nobody's byline here
     "What did Hayes predict in 1878 about resumption, and what did he report a year later?",  # past its year
+    # a year of the person, or of words about them, not of their own words (a review of this work)
+    "Who wrote to Lincoln in 1864?",
+    "What did the press say about Wilson's 1917 address?",
+    "How did Cleveland respond to the 1894 report of the Strike Commission?",
+    "How did Americans react when Harding died in 1923?",
+    "Was Lincoln born in 1809?",
+    "What happened to Roosevelt in 1933?",
+    "What did Harding say about the 1923 report?",
+    "What did Harding's 1923 death mean to the party?",
 ])
 def test_a_year_that_dates_something_else_scopes_nothing(question):
     assert scope_of(question, bylines, years_of) is None
@@ -50,9 +60,9 @@ def test_a_year_that_dates_something_else_scopes_nothing(question):
 def test_a_missing_document_is_named_with_the_years_held():
     scope = scope_of("What did FDR's 1933 State of the Union say about banks?", bylines, years_of)
     assert not scope.held
-    assert scope.absent() == "the collection has no document by FDR of 1933 (its 3 documents by them are of 1934–1945)"
-    assert Scope("Taft", 1910, (1912,)).absent() == ("the collection has no document by Taft of 1910 (its one "
-                                                     "document by them is of 1912)")
+    assert scope.absent() == "the collection has no document by FDR of 1933 (it holds theirs of 1934–1935, 1945)"
+    assert Scope("Taft", 1910, (1912,)).absent() == ("the collection has no document by Taft of 1910 (it holds "
+                                                     "theirs of 1912)")
 
 
 def test_the_question_value_carries_its_scope_and_a_comparison_none():
@@ -71,5 +81,8 @@ def test_a_follow_up_keeps_its_threads_document_unless_it_names_another():
     assert (follow.scope.name, follow.scope.year) == ("Lincoln", 1864) and not follow.scope.held
     for own in ("And what did Taft say about it?", "And in 1865?"):  # a byline or a year of its own: not carried
         assert read_question(own, thread, bylines=bylines, years_of=years_of).scope is None
+    for elsewhere in ("How did the newspapers react to it?", "What did Congress do about it?",
+                      "What did Jefferson Davis say in reply?"):  # another subject: not Lincoln's words
+        assert read_question(elsewhere, thread, bylines=bylines, years_of=years_of).scope is None
     nurses = [{"question": "How short of nurses did FDR say the Army was in his January 1945 message?"}]
     assert read_question("And what did he ask Congress to do to get them?", nurses, bylines=bylines).scope.year == 1945

@@ -61,6 +61,8 @@ def test_no_comparison_where_none_is_asked(question):
     ("List the measures Roosevelt asked for in 1944.", True),
     ("To which officials did the Commoner urge readers to write?", True),  # a preposition first
     ("In which year did Lincoln die?", False),                          # one thing, with its preposition
+    ("By what means did Gragston escape?", False),                      # a plural that asks for one thing
+    ("On what grounds did the court reject the appeal?", False),
     ("What surplus did Grover Cleveland report for 1888?", False),     # "-us" is no plural
     ("Name the author of the 1901 message.", False),                  # one thing named
     ("What does Lincoln say about Liberia?", False),

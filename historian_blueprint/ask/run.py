@@ -51,7 +51,8 @@ def make_context(profile: str | None = None, services: Services | None = None, *
     context = Context(
         retrieve=retrieve, get_document=get, search=collection_search(get),
         bylines=searched.authors_named if searched else lambda name: 0,
-        years_of=searched.years_of if searched else lambda name: [],
+        # a host's backend written before years_of: no year is known, so no document is said to be missing
+        years_of=getattr(searched, "years_of", lambda name: []) if searched else lambda name: [],
         embed=lambda texts: service.meaning().encode(texts),
         engine=overrides.pop("engine", None) or services.engine(), caps=Caps.of(services.settings),
         n_documents=n_documents, years=tuple(extent.years) if extent else (),

@@ -62,6 +62,7 @@ def point(st: Statement, topic: Topic) -> tuple[str, bool]:
 
 _PREPOSITION = frozenset("of in at near on during off from by to".split())
 _MONTHS = frozenset("January February March April May June July August September October November December".split())
+_MONTH_WORDS = frozenset(m.lower() for m in _MONTHS) | frozenset(m.lower()[:3] for m in _MONTHS) | {"sept"}
 SUBJECT_WORDS = 6  # a subject a historian types: its name, what happened, the year
 
 
@@ -73,12 +74,21 @@ def short_subject(topic: Topic) -> str:
     words = topic.phrase.split()
     head = next((w for n, w in enumerate(words) if w.islower() and w.isalpha()
                  and (n + 1 == len(words) or words[n + 1] in _PREPOSITION)), "")
-    at = next((n for n, w in enumerate(words) if w[:1].isupper() and w.strip(",.") not in _MONTHS), None)
+    def month(w: str) -> bool:  # "in November 1908" names a month; "the Long March 1934" does not
+        return topic.month is not None and w.strip(",.").lower() in _MONTH_WORDS
+
+    # "Riots in Chicago in 1919": a capitalized first word before a preposition is what happened, not a name
+    first = len(words) > 1 and words[0][:1].isupper() and words[1] in _PREPOSITION
+    at = next((n for n, w in enumerate(words) if w[:1].isupper() and not month(w) and not (n == 0 and first)), None)
     if at is None:
         return topic.phrase
-    name = []
-    for w in words[at:]:
-        if w in _PREPOSITION or w.strip(",.") in _MONTHS or YEAR.fullmatch(w.strip(",.")):
+    head = (words[0].lower() if first else "") or head
+    name: list[str] = []
+    for n, w in enumerate(words[at:], start=at):
+        if w == "of" and n + 1 < len(words) and words[n + 1][:1].isupper():
+            name.append(w)  # "Great Fire of London"
+            continue
+        if w in _PREPOSITION or month(w) or YEAR.fullmatch(w.strip(",.")):
             break
         name.append(w.strip(","))
     parts = [*name, *([head] if head and head not in name else []), *([str(topic.year)] if topic.year else [])]

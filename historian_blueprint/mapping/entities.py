@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from historian_blueprint.mapping.nlp import Mention, name_key
 from historian_blueprint.text.words import edit_distance
+from historian_blueprint.verify.rules.lexicon import english
 
 
 @dataclass
@@ -70,10 +71,15 @@ def variant(a: str, b: str) -> bool:
     for word near-spelling of the other): the family name within one letter (two, from seven letters), the other
     words the same, an initial of each other, or within half their letters of each other when the family name is the
     same ("rolanrt n mcneely" / "robert n mcneely", "alarie j pcnwardcn" / "alaric j penwarden"); a name of one word
-    from six letters within one letter. "john smith" and "jane smith" are two people."""
+    from six letters within one letter; never when every word that differs is a real word or name on both sides (the
+    WordNet lexicon: "prussia" / "russia", "mary smith" / "mark smith", "edward rose" / "edward ross"). "john smith"
+    and "jane smith" are two people."""
     x, y = a.split(), b.split()
     if len(x) != len(y) or a == b:
         return False
+    known = english()
+    if all(p in known for p, q in zip(x, y) if p != q) and all(q in known for p, q in zip(x, y) if p != q):
+        return False  # two real words or names apart ("prussia" / "russia", "mary" / "mark"): no misreading
     if len(x) == 1:
         return min(len(a), len(b)) >= 6 and edit_distance(a, b) <= 1
     *first_x, last_x = x

@@ -87,7 +87,8 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         found = quantities(f"{left} {doc[run[0].i:run[-1].i + 1].text}")
         if high is not None:  # "between 75 and 200": the first end is the figure, the second its range's end
             found = quantities(high[0]) if high[0] else found
-            high = high[1]
+            found = [_scaled(found[-1], high[1])] if found else found  # "two or three hundred": 200 to 300
+            high = high[1].value
         day = DAY_WORDS.get(doc[run[0].i:run[-1].i + 1].text.lower().replace(" ", ""))
         near = doc[max(sent.start, run[0].i - 3):min(sent.end, run[-1].i + 4)]  # "the 11th day of August"
         month = next((x.lower_ for x in near if x.lower_ in MONTHS), "")
@@ -115,10 +116,21 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
     return tuple(out)
 
 
-_JOINS = frozenset("to or -".split())  # "200 to 300", "160 or 161", "75-200" (a dash between figures)
+_JOINS = frozenset("to or".split())  # "200 to 300", "160 or 161"
+# a change from one figure to another, not a range: "the toll rose from 75 to 200", "increased from 4 to 6"
+_CHANGE = re.compile(r"\b(?:rose|rise|risen|fell|fall|fallen|grew|grown|increased?|decreased?|dropped|climbed|"
+                     r"went|reduced|raised|doubled|jumped)\b", re.I)
 
 
-def _range_end(run: list[Any], tokens: list[Any], after: int, left: str) -> tuple[tuple[str, float] | None, int]:
+def _scaled(low: Quantity, high: Quantity) -> Quantity:
+    """A range's first end in the second's scale when it has none of its own: "two or three hundred", "between two
+    and three thousand" (200 to 300, 2,000 to 3,000), not "75 to 200"."""
+    if high.scaled and not low.scaled and high.precision > 1 and low.value * high.precision <= high.value:
+        return Quantity(low.value * high.precision, high.precision, low.hedged, True, False)
+    return low
+
+
+def _range_end(run: list[Any], tokens: list[Any], after: int, left: str) -> tuple[tuple[str, Quantity] | None, int]:
     """A range the run opens ("between 75 and 200" read as one run; "200 to 300", "160 or 161", "from 75 to 200"
     as two): (the text of its first end, its second end's value) and where reading goes on, or (None, ``after``)."""
     text = " ".join(t.text for t in run)
@@ -126,7 +138,7 @@ def _range_end(run: list[Any], tokens: list[Any], after: int, left: str) -> tupl
         for at in [m.start() for m in re.finditer(r" and ", text)]:
             first, second = quantities(text[:at]), quantities(text[at + 5:])
             if len(first) == 1 and len(second) == 1 and second[0].value > first[0].value:
-                return (text[:at], second[0].value), after
+                return (text[:at], second[0]), after
         return None, after
     if after + 1 < len(tokens) and tokens[after].lower_ in _JOINS and tokens[after + 1].like_num:
         k = after + 1
@@ -134,8 +146,9 @@ def _range_end(run: list[Any], tokens: list[Any], after: int, left: str) -> tupl
             k += 1
         second = quantities(" ".join(t.text for t in tokens[after + 1:k + 1]))
         first = quantities(text)
-        if len(second) == 1 and first and second[0].value > first[-1].value and not second[0].year:
-            return ("", second[0].value), k + 1
+        if len(second) == 1 and first and second[0].value > first[-1].value and not second[0].year \
+                and not _CHANGE.search(" ".join(t.text for t in tokens[max(0, after - len(run) - 4):after])):
+            return ("", second[0]), k + 1
     return None, after
 
 

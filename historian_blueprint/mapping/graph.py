@@ -260,16 +260,18 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
         "rounds": max([q["round"] for q in state.get("queries", [])] or [0]),
         "facet_queries": [q["query"] for q in state.get("queries", []) if q["round"] == 0],
         # read, but left out as about another event, each with why (mapping.event); "include" maps them too
-        "set_aside": [{"source_id": sid, "title": getattr(c.get_document(sid), "title", "") or sid, "why": why}
-                      for sid, why in sorted((state.get("set_aside") or {}).items())],
+        "set_aside": sorted(set(state["sources"]) - on_topic),  # retrieved, not mapped (ids, as before)
+        # ... of them, those read and left out as about another event, each with why (mapping.event)
+        "set_aside_why": [{"source_id": sid, "title": getattr(c.get_document(sid), "title", "") or sid, "why": why}
+                          for sid, why in sorted((state.get("set_aside") or {}).items())],
         "statements_compared": len(comparison.statements),
         # an LLM mapper's names and quotes not in the source
         "dropped_quotes": sum(r.dropped for r in state["readings"].values()),
         "failures": state.get("failures", []),
     }
-    if output["metadata"]["set_aside"]:
+    if output["metadata"]["set_aside_why"]:
         output["report"] += "\n\n## Sources set aside\n\n" + "\n".join(
-            f"- {md_escape(a['title'])}: {md_escape(a['why'])}" for a in output["metadata"]["set_aside"]) + "\n"
+            f"- {md_escape(a['title'])}: {md_escape(a['why'])}" for a in output["metadata"]["set_aside_why"]) + "\n"
     if state.get("stopped"):
         output["metadata"]["time_limit"] = ("the map reached its time limit (HISTORIAN_LIMITS_TIMEOUT_S): no "
                                             "further round was run, sources not yet read were left out, and "

@@ -80,7 +80,8 @@ def stream_map(topic: Topic | str, *, user_id: str | None = None, context: MapCo
                 except GeneratorExit:
                     listening = False
     output["metadata"].update({"run_id": run_id, "engine": "llm" if context.mapper else "embedded",
-                               "included": sorted(context.include),
+                               # the sources asked for that the map read and kept (not any id a caller sent)
+                               "included": sorted(context.include & {s["source_id"] for s in output["sources"]}),
                                "index_generation": service.generation(),
                                # a failure's text as the map's page shows it: never a key an endpoint echoed
                                "failures": [redact_text(f) for f in output["metadata"].get("failures", [])]})

@@ -36,7 +36,8 @@ def read_topic(raw: object) -> Topic:
         raise ValueError("the topic must be text")
     text = clean_question(raw, MAX_TOPIC_CHARS, "the topic")
     named = [int(y) for y in YEAR.findall(text)]
-    dated = MONTH_YEAR.search(text)
+    dated = next((m for m in MONTH_YEAR.finditer(text) if m.group("day") or _BEFORE_MONTH.search(text[:m.start()])),
+                 None)  # "in November 1908", "Nov. 13, 1908", "13 November 1908"; not "the Long March 1934"
     return Topic(text=text, phrase=re.sub(r"^(?:the|a|an)\s+", "", text, flags=re.I),
                  words=frozenset(w.lower() for w in WORD.findall(text)), year=named[0] if named else None,
                  last=max(named) if len(set(named)) > 1 else None,
@@ -48,5 +49,7 @@ MONTH_NAMES = ("january february march april may june july august september octo
 MONTHS = {m[:3]: n for n, m in enumerate(MONTH_NAMES, 1)}
 # a month with its year: "November 1908", "Nov. 13, 1908", "13 November 1908", "November, 1908"
 MONTH_YEAR = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December|"
-                        r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?"
+                        r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?,?\s+(?P<day>\d{1,2}(?:st|nd|rd|th)?,?\s+)?"
                         r"(?:1[5-9]\d\d|20\d\d)\b", re.I)
+_BEFORE_MONTH = re.compile(r"\b(?:in|of|on|during|early|late|mid|by|until|from)\s+$|\b\d{1,2}(?:st|nd|rd|th)?\s+$",
+                           re.I)

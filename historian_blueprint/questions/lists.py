@@ -43,8 +43,14 @@ _OPEN_LIST = re.compile(
 
 def open_list(question: str) -> bool:
     """The question asks for several items without saying how many (see _OPEN_LIST): the page cannot say how
-    many of them it found, and the checks confirm each passage quoted, never that the list is whole."""
-    return bool(_OPEN_LIST.search(question))
+    many of them it found, and the checks confirm each passage quoted, never that the list is whole. "By what means",
+    "on what grounds", "on what terms" ask for one thing."""
+    return bool(_OPEN_LIST.search(question)) and not _ONE_THING.search(question)
+
+
+# a plural that asks for one thing after its preposition: "By what means did ...", "On what grounds did ..."
+_ONE_THING = re.compile(r"^\W*(?:by|on|upon|under|in)\s+(?:what|which)\s+(?:means|grounds|terms|basis|conditions)\b",
+                        re.I)
 
 
 def asked_count(question: str) -> int | None:

@@ -7,7 +7,7 @@ he ask the House to do about it?" after a question on Lincoln's December 1864 me
 
 A question whose document the collection holds is searched in that document; one whose document it lacks is told
 so, with the years of that person's documents it holds ("the collection has no document by Franklin D Roosevelt of
-1933 (its 12 documents by them are of 1934–1945)"), instead of being answered from another year's words
+1933 (it holds theirs of 1934–1945)"), instead of being answered from another year's words
 (questions.premises).
 """
 
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from historian_blueprint.questions.shapes import DATED, names_and_dates
+from historian_blueprint.questions.shapes import names_and_dates
 from historian_blueprint.text.words import QUOTES
 
 # what a dated document is called: "his 1913 annual message", "FDR's 1933 State of the Union", "her 1937 interview"
@@ -30,8 +30,21 @@ _OTHER_TIME = re.compile(r"\b(?:years?|months?|decades?)\s+(?:later|after(?:ward
                          r"(?:years?|messages?|address(?:es)?|reports?)\b|\blater\s+on\b", re.I)
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
           r"(?:\s+\d{1,2},?)?\s+")  # "Lincoln's December 1864 message", "his January 11, 1944 message"
-_HIS_YEAR = re.compile(rf"\b(?:his|her|its|their|the)\s+(?:{_MONTH})?(?P<year>1[5-9]\d\d|20\d\d)\s+{_DOCUMENT}\b",
-                       re.I)
+_HIS_YEAR = re.compile(rf"\b(?:his|her|their)\s+(?:{_MONTH})?(?P<year>1[5-9]\d\d|20\d\d)\s+{_DOCUMENT}\b", re.I)
+# How a year dates a person's own words: "X's 1927 message", "X (1874)", "X in 1862" as the question's subject,
+# "X said (to Congress) in 1912" with a verb of saying; not "Lincoln born in 1809", "Harding died in 1923".
+_SAYS = (r"(?:say|says|said|tell|tells|told|report|reports|reported|write|writes|wrote|recommend|recommends|"
+         r"recommended|"
+         r"propose|proposes|proposed|ask|asks|asked|urge|urges|urged|describe|describes|described|claim|claims|claimed|"
+         r"argue|argues|argued|state|states|stated|announce|announces|announced|declare|declares|declared|promise|"
+         r"promised|warn|warned|predict|predicted|call|called|explain|explained|admit|admitted|insist|insisted|"
+         r"suggest|suggested|advise|advised|note|noted|mention|mentioned|estimate|estimated|express|expressed)")
+_OWN_YEAR = re.compile(rf"'s\s+(?:{_MONTH})?|\s*\(|\s+in\s+(?:{_MONTH})?|"
+                       rf"\s+{_SAYS}(?:\s+(?:Congress|the\s+\w+))?\s+in\s+(?:{_MONTH})?", re.I)
+_DOCUMENT_AFTER = re.compile(rf"\s+{_DOCUMENT}\b", re.I)  # "X's 1927 message": the possessive dates a document
+# a name the question asks about rather than whose words it asks for: "wrote to Lincoln", "the press on Wilson's"
+_OBJECT = re.compile(r"(?:\b(?:to|about|for|against|with|at|towards?|on|over|of|the|and|or)\s+(?:President\s+|"
+                     r"Mr\.?\s+|Mrs\.?\s+|General\s+)?)$", re.I)
 
 
 @dataclass(frozen=True)
@@ -50,12 +63,20 @@ class Scope:
 
     def absent(self) -> str:
         """The sentence that says the document is not here (for a scope that is not ``held``)."""
-        count = len(self.years)
-        if not count:
+        if not self.years:
             return f"the collection has no document by {self.name} of {self.year}"
-        span = f"{self.years[0]}" if self.years[0] == self.years[-1] else f"{self.years[0]}–{self.years[-1]}"
-        held = "its one document by them is" if count == 1 else f"its {count} documents by them are"
-        return f"the collection has no document by {self.name} of {self.year} ({held} of {span})"
+        return f"the collection has no document by {self.name} of {self.year} (it holds theirs of {runs(self.years)})"
+
+
+def runs(years: Sequence[int]) -> str:
+    """Years as runs: (1934, 1935, 1936, 1939, 1941) -> "1934–1936, 1939, 1941"."""
+    out: list[list[int]] = []
+    for y in sorted(set(years)):
+        if out and y == out[-1][-1] + 1:
+            out[-1].append(y)
+        else:
+            out.append([y])
+    return ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in out)
 
 
 def scope_of(question: str, bylines: Callable[[str], int],
@@ -76,12 +97,21 @@ def scope_of(question: str, bylines: Callable[[str], int],
     for c in named:
         at = q.find(c.text)
         end = at + len(c.text)
-        joined = re.match(r"(?P<gap>[^0-9]{0,40}?)\(?(?P<year>1[5-9]\d\d|20\d\d)\b", q[end:]) if at >= 0 else None
-        if joined and DATED.fullmatch(re.sub(rf"\s{_MONTH}$", " ", joined.group("gap"))):
-            if _MORE_YEARS.match(q, end + joined.end()):  # "Wilson in 1913 and in 1917": years, not one document
-                return None
-            years.add(int(joined.group("year")))
-    years |= {int(m.group("year")) for m in _HIS_YEAR.finditer(q)}
+        joined = re.match(r"(?P<gap>[^0-9]{0,40}?)(?P<year>1[5-9]\d\d|20\d\d)\b", q[end:]) if at >= 0 else None
+        gap = joined.group("gap") if joined else ""
+        if re.search(r"['’]s?$", c.text):  # the name read with its possessive: "Coolidge's"
+            gap = "'s" + gap
+        if not joined or not _OWN_YEAR.fullmatch(gap) or (
+                gap.startswith("'s") and not _DOCUMENT_AFTER.match(q, end + joined.end())):
+            continue  # "Lincoln born in 1809", "Harding's 1923 death": a year of the person, not of their words
+        if _OBJECT.search(q[:at]) and not re.search(r"\baccording\s+to\s+$", q[:at], re.I):
+            continue  # "Who wrote to Lincoln in 1864?": his year, not his words
+        if _MORE_YEARS.match(q, end + joined.end()):  # "Wilson in 1913 and in 1917": years, not one document
+            return None
+        years.add(int(joined.group("year")))
+    if any(_OBJECT.search(q[:q.find(c.text)]) is None or re.search(r"\baccording\s+to\s+$", q[:q.find(c.text)], re.I)
+           for c in named):  # "in his 1913 message ... Woodrow Wilson", the name whose words are asked for
+        years |= {int(m.group("year")) for m in _HIS_YEAR.finditer(q)}
     if len(years) != 1:
         return None
     return Scope(name, years.pop(), tuple(sorted(set(years_of(name)))) if years_of else ())
@@ -89,19 +119,26 @@ def scope_of(question: str, bylines: Callable[[str], int],
 
 def carried_scope(question: str, history: Sequence[dict], bylines: Callable[[str], int],
                   years_of: Callable[[str], Sequence[int]] | None = None, turns: int = 2) -> Scope | None:
-    """The document a question asks about, or a follow-up's: one that names no byline and no year ("So what did he
-    ask the House to do about it?") keeps the document its thread's last turns asked about (the last ``turns``,
-    most recent first: "... according to Lincoln's December 1864 message?")."""
+    """The document a question asks about, or a follow-up's: one that names no one and no year and goes on asking
+    what "he" or "she" said or did ("So what did he ask the House to do about it?") keeps the document its thread's
+    last turns asked about (the last ``turns``, most recent first: "... according to Lincoln's December 1864
+    message?"); "How did the newspapers react to it?" does not."""
     own = scope_of(question, bylines, years_of)
     q = " ".join(question.translate(QUOTES).split())
     if own is not None or re.search(r"\b(?:1[5-9]\d\d|20\d\d)\b", q) \
-            or any(c.kind == "name" and bylines(_bare(c.text)) > 0 for c in names_and_dates(q)):
-        return own
+            or any(c.kind == "name" for c in names_and_dates(q)) or not _HE_ASKS.search(q):
+        return own  # a year or a name of its own, or a subject other than the person ("How did the papers react?")
     for turn in reversed(list(history)[-turns:]):
         earlier = scope_of(str(turn.get("question", "")), bylines, years_of)
         if earlier is not None:
             return earlier
     return None
+
+
+# the follow-up goes on asking what the same person said or did: "what did he ask", "so he", "did she say"
+_HE_ASKS = re.compile(r"\b(?:did|does|do|was|were|had|has|would|could)\s+(?:he|she)\b|"
+                      r"^\W*(?:and\s+|so\s+)?(?:he|she)\b|"
+                      r"\b(?:what|why|how|when|where|whom)\s+(?:he|she)\b", re.I)
 
 
 def _bare(name: str) -> str:
