@@ -28,6 +28,7 @@ def years_of(name: str) -> list[int]:
     ("What catchphrase did Taft say in 1912 had been used to describe his foreign policy?", "Taft", 1912),
     ("In his 1913 annual message, where did Woodrow Wilson say the one cloud hung?", "Woodrow Wilson", 1913),
     ("What did Grant (1874) say about specie?", "Grant", 1874),
+    ("Which of his earlier recommendations did Wilson renew in December 1916?", "Wilson", 1916),  # a verb of asking
     ("Why did Lincoln in 1862 oppose any plan to free the slaves?", "Lincoln", 1862),
 ])
 def test_a_byline_with_its_year_is_the_document_asked_about(question, name, year):

@@ -32,13 +32,15 @@ _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|Octob
           r"(?:\s+\d{1,2},?)?\s+")  # "Lincoln's December 1864 message", "his January 11, 1944 message"
 _HIS_YEAR = re.compile(rf"\b(?:his|her|their)\s+(?:{_MONTH})?(?P<year>1[5-9]\d\d|20\d\d)\s+{_DOCUMENT}\b", re.I)
 # How a year dates a person's own words: "X's 1927 message", "X (1874)", "X in 1862" as the question's subject,
-# "X said (to Congress) in 1912" with a verb of saying; not "Lincoln born in 1809", "Harding died in 1923".
+# "X said (to Congress) in 1912" with a verb of saying or asking ("renew", "request", "outline" a recommendation);
+# not "Lincoln born in 1809", "Harding died in 1923".
 _SAYS = (r"(?:say|says|said|tell|tells|told|report|reports|reported|write|writes|wrote|recommend|recommends|"
          r"recommended|"
          r"propose|proposes|proposed|ask|asks|asked|urge|urges|urged|describe|describes|described|claim|claims|claimed|"
          r"argue|argues|argued|state|states|stated|announce|announces|announced|declare|declares|declared|promise|"
          r"promised|warn|warned|predict|predicted|call|called|explain|explained|admit|admitted|insist|insisted|"
-         r"suggest|suggested|advise|advised|note|noted|mention|mentioned|estimate|estimated|express|expressed)")
+         r"suggest|suggested|advise|advised|note|noted|mention|mentioned|estimate|estimated|express|expressed|renew|"
+         r"renewed|repeat|repeated|reiterate|reiterated|request|requested|demand|demanded|outline|outlined|list|listed)")
 _OWN_YEAR = re.compile(rf"'s\s+(?:{_MONTH})?|\s*\(|\s+in\s+(?:{_MONTH})?|"
                        rf"\s+{_SAYS}(?:\s+(?:Congress|the\s+\w+))?\s+in\s+(?:{_MONTH})?", re.I)
 _DOCUMENT_AFTER = re.compile(rf"\s+{_DOCUMENT}\b", re.I)  # "X's 1927 message": the possessive dates a document
