@@ -146,14 +146,16 @@ class AtlasRetriever:
         return RetrieverStatus(state, None, len(self.chunks.distinct("source_id")), years[:1] + years[-1:],
                                sorted(str(c) for c in self.chunks.distinct("collection") if c))
 
-    def authors_named(self, name: str) -> int:
+    def _authored(self, name: str, field: str) -> list[Any]:
+        """The distinct ``field`` values of the chunks whose author ``name`` names (none when no author does)."""
         authors = [a for a in self.chunks.distinct("author") if a and names(name, str(a))]
-        return len(self.chunks.distinct("source_id", {"author": {"$in": authors}})) if authors else 0
+        return self.chunks.distinct(field, {"author": {"$in": authors}}) if authors else []
+
+    def authors_named(self, name: str) -> int:
+        return len(self._authored(name, "source_id"))
 
     def years_of(self, name: str) -> list[int]:
-        authors = [a for a in self.chunks.distinct("author") if a and names(name, str(a))]
-        years = self.chunks.distinct("year", {"author": {"$in": authors}}) if authors else []
-        return sorted({int(y) for y in years if isinstance(y, (int, float)) and y > 0})
+        return sorted({int(y) for y in self._authored(name, "year") if isinstance(y, (int, float)) and y > 0})
 
 
 def _byline(row: dict[str, Any]) -> str:

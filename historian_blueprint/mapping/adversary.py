@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 
 from historian_blueprint.mapping.nlp import Statement
-from historian_blueprint.mapping.topic import WORD, YEAR, Topic
+from historian_blueprint.mapping.topic import MONTH_NAMES, WORD, YEAR, Topic
 
 MIN_PER_ROUND = 3
 MAX_PER_ROUND = 6
@@ -61,8 +61,7 @@ def point(st: Statement, topic: Topic) -> tuple[str, bool]:
 
 
 _PREPOSITION = frozenset("of in at near on during off from by to".split())
-_MONTHS = frozenset("January February March April May June July August September October November December".split())
-_MONTH_WORDS = frozenset(m.lower() for m in _MONTHS) | frozenset(m.lower()[:3] for m in _MONTHS) | {"sept"}
+_MONTH_WORDS = frozenset(MONTH_NAMES) | frozenset(m[:3] for m in MONTH_NAMES) | {"sept"}
 SUBJECT_WORDS = 6  # a subject a historian types: its name, what happened, the year
 
 
@@ -74,6 +73,7 @@ def short_subject(topic: Topic) -> str:
     words = topic.phrase.split()
     head = next((w for n, w in enumerate(words) if w.islower() and w.isalpha()
                  and (n + 1 == len(words) or words[n + 1] in _PREPOSITION)), "")
+
     def month(w: str) -> bool:  # "in November 1908" names a month; "the Long March 1934" does not
         return topic.month is not None and w.strip(",.").lower() in _MONTH_WORDS
 

@@ -111,7 +111,7 @@ def figures_of(sent: Any, start: int, end: int) -> tuple[Figure, ...]:
         aside = kind == "date" and verb is not None and verb.dep_ in ("acl", "relcl")
         low = found[-1]
         span = high if high is not None and kind == "count" and high > low.value and not low.year else None
-        out.append(Figure(low if span is not None else found[-1], key, kind, "" if span is not None else bound,
+        out.append(Figure(low, key, kind, "" if span is not None else bound,
                           noun.lemma_.lower() if noun.i != head.i else "", month, _context(run, tokens), aside, span))
     return tuple(out)
 

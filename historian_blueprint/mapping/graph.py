@@ -259,7 +259,6 @@ def synthesize(state: MapState, config: RunnableConfig) -> dict[str, Any]:
     output["metadata"] = {
         "rounds": max([q["round"] for q in state.get("queries", [])] or [0]),
         "facet_queries": [q["query"] for q in state.get("queries", []) if q["round"] == 0],
-        # read, but left out as about another event, each with why (mapping.event); "include" maps them too
         "set_aside": sorted(set(state["sources"]) - on_topic),  # retrieved, not mapped (ids, as before)
         # ... of them, those read and left out as about another event, each with why (mapping.event)
         "set_aside_why": [{"source_id": sid, "title": getattr(c.get_document(sid), "title", "") or sid, "why": why}

@@ -148,12 +148,13 @@ def consensus(comparison: Comparison, credibility: dict[str, float], authors: di
             continue
         used |= group
         ordered = [i] + sorted(group - {i}, key=lambda j: (-credibility.get(st[j].source_id, 0.5), st[j].source_id))
-        once = list({st[j].source_id: j for j in reversed(ordered)}.values())[::-1]  # each source's first statement
-        once = sorted(once, key=ordered.index)
-        ids = [st[j].source_id for j in once]
-        wire = [sorted(v) for v in voices(group) if len(v) > 1 and len({authors.get(s) or s for s in v}) > 1]
-        out.append({"claim": st[i].text, "citations": [span(st[j]) for j in once], "sources": ids,
-                    "independent": len(voices(group)), **({"wire": wire} if wire else {})})
+        first: dict[str, int] = {}
+        for j in ordered:  # each source's first statement, in order
+            first.setdefault(st[j].source_id, j)
+        heard = voices(group)
+        wire = [sorted(v) for v in heard if len(v) > 1 and len({authors.get(s) or s for s in v}) > 1]
+        out.append({"claim": st[i].text, "citations": [span(st[j]) for j in first.values()], "sources": list(first),
+                    "independent": len(heard), **({"wire": wire} if wire else {})})
     return sorted(out, key=lambda x: (-x["independent"], -len(x["sources"])))
 
 

@@ -65,10 +65,10 @@ def read_question(text: str, history: Sequence[dict[str, Any]] | None = None,
                   bylines: Callable[[str], int] | None = None, sides: bool = True,
                   years_of: Callable[[str], Sequence[int]] | None = None) -> Question:
     """The question read once. ``bylines``: how many documents a name is the author or narrator of (a comparison's
-    side that is a byline is read in its own documents; a single question's byline with a year is its document, and
-    a follow-up that names neither keeps its thread's: questions.scope, with ``years_of``, the years of a name's
-    documents). A comparison's sides are read too, each
-    as the question of its own query (``sides``: False for a side itself)."""
+    side that is a byline is read in its own documents; a single question's byline with the year of their words is
+    its document, and a follow-up that goes on asking what he or she said keeps its thread's: questions.scope, with
+    ``years_of``, the years of a name's documents). A comparison's sides are read too, each as the question of its
+    own query (``sides``: False for a side itself)."""
     count, content, words, thread = _words(text, history or ())  # what is read of the text alone comes first
     routed = route(text)
     shape = shape_of(text)

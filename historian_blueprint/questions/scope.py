@@ -1,9 +1,10 @@
 """The document a question asks about: a byline here and the year of that person's words ("Coolidge's 1927
 message", "Lincoln in 1862", "Grant (1869)", "what did Taft say in 1912", "in his 1913 annual message ...
 Woodrow Wilson"). A year that dates something else ("the 1878 yellow fever epidemic", "the Panic of 1893") scopes
-nothing, and so does a question that reaches past that year ("... and what did he report a year later?"). A
-follow-up that names no byline and no year keeps the document of its thread's last turns ("So what did
-he ask the House to do about it?" after a question on Lincoln's December 1864 message).
+nothing (so do "Harding died in 1923" and "Who wrote to Lincoln in 1864?": the year must date the person's own
+words), and so does a question that reaches past that year ("... and what did he report a year later?"). A
+follow-up that names no one and no year and goes on asking what he or she said keeps the document of its thread's
+last turns ("So what did he ask the House to do about it?" after a question on Lincoln's December 1864 message).
 
 A question whose document the collection holds is searched in that document; one whose document it lacks is told
 so, with the years of that person's documents it holds ("the collection has no document by Franklin D Roosevelt of
@@ -35,8 +36,7 @@ _HIS_YEAR = re.compile(rf"\b(?:his|her|their)\s+(?:{_MONTH})?(?P<year>1[5-9]\d\d
 # "X said (to Congress) in 1912" with a verb of saying or asking ("renew", "request", "outline" a recommendation);
 # not "Lincoln born in 1809", "Harding died in 1923".
 _SAYS = (r"(?:say|says|said|tell|tells|told|report|reports|reported|write|writes|wrote|recommend|recommends|"
-         r"recommended|"
-         r"propose|proposes|proposed|ask|asks|asked|urge|urges|urged|describe|describes|described|claim|claims|claimed|"
+         r"recommended|propose|proposes|proposed|ask|asks|asked|urge|urges|urged|describe|describes|described|claim|claims|claimed|"
          r"argue|argues|argued|state|states|stated|announce|announces|announced|declare|declares|declared|promise|"
          r"promised|warn|warned|predict|predicted|call|called|explain|explained|admit|admitted|insist|insisted|"
          r"suggest|suggested|advise|advised|note|noted|mention|mentioned|estimate|estimated|express|expressed|renew|"
@@ -106,13 +106,12 @@ def scope_of(question: str, bylines: Callable[[str], int],
         if not joined or not _OWN_YEAR.fullmatch(gap) or (
                 gap.startswith("'s") and not _DOCUMENT_AFTER.match(q, end + joined.end())):
             continue  # "Lincoln born in 1809", "Harding's 1923 death": a year of the person, not of their words
-        if _OBJECT.search(q[:at]) and not re.search(r"\baccording\s+to\s+$", q[:at], re.I):
+        if not _words_of(q[:at]):
             continue  # "Who wrote to Lincoln in 1864?": his year, not his words
         if _MORE_YEARS.match(q, end + joined.end()):  # "Wilson in 1913 and in 1917": years, not one document
             return None
         years.add(int(joined.group("year")))
-    if any(_OBJECT.search(q[:q.find(c.text)]) is None or re.search(r"\baccording\s+to\s+$", q[:q.find(c.text)], re.I)
-           for c in named):  # "in his 1913 message ... Woodrow Wilson", the name whose words are asked for
+    if any(_words_of(q[:q.find(c.text)]) for c in named):  # "in his 1913 message ... Woodrow Wilson"
         years |= {int(m.group("year")) for m in _HIS_YEAR.finditer(q)}
     if len(years) != 1:
         return None
@@ -141,6 +140,12 @@ def carried_scope(question: str, history: Sequence[dict], bylines: Callable[[str
 _HE_ASKS = re.compile(r"\b(?:did|does|do|was|were|had|has|would|could)\s+(?:he|she)\b|"
                       r"^\W*(?:and\s+|so\s+)?(?:he|she)\b|"
                       r"\b(?:what|why|how|when|where|whom)\s+(?:he|she)\b", re.I)
+
+
+def _words_of(before: str) -> bool:
+    """Does a name after ``before`` stand for whose words the question asks for ("according to Coolidge's", "did
+    Taft say"), not for whom it asks about ("wrote to Lincoln", "the press on Wilson's")."""
+    return _OBJECT.search(before) is None or bool(re.search(r"\baccording\s+to\s+$", before, re.I))
 
 
 def _bare(name: str) -> str:

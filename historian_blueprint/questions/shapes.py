@@ -36,7 +36,7 @@ _JOIN = re.compile(rf"^\s*\)?\s*(?:'s)?\s*(?:{_DOC_WORDS}\s*)?(?:,\s*)?"
 # What joins a name to its year in one side: "Hoover in 1931", "Cleveland's 1887", "Harrison, 1889", "Wilson of 1914",
 # a reporting verb between them: "Johnson said in 1867", "Grant told Congress in 1874".
 _VERB = r"[a-z]+(?:\s+Congress)?"  # a reporting verb between a name and its year: "said", "told Congress"
-DATED = re.compile(rf"\s*(?:'s|,|(?:\s+{_VERB})?\s+in|\s+of)?\s*\(?")
+_DATED = re.compile(rf"\s*(?:'s|,|(?:\s+{_VERB})?\s+in|\s+of)?\s*\(?")
 _AGAINST = r"(?:compared\s+|differ(?:ed|s)?\s+|as\s+against\s+)?(?:with|to|from)|against"  # "A compared with B"
 MAX_SIDES = 4  # a comparison of more sides is read as a single question
 _RANGE = re.compile(r"\b(?:between|from)\s+$", re.I)  # "between 1861 and 1865", "from 1861 to 1865": a span of years
@@ -107,7 +107,7 @@ def _sides(question: str) -> list[Side]:
         more_years = k + 1 < len(raw) and raw[k + 1][2].kind == "date" and _JOIN.match(question[end:raw[k + 1][0]])
         # "Lincoln's 1861 and 1864 messages": the years are the sides
         if prev and c.kind == "date" and prev[2].kind == "name" and prev[3] is None and not more_years \
-                and DATED.fullmatch(question[prev[1]:at]):
+                and _DATED.fullmatch(question[prev[1]:at]):
             close = end + 1 if question[end:end + 1] == ")" and "(" in question[prev[1]:at] else end  # "Wilson (1913)"
             atoms[-1] = (prev[0], close, prev[2], int(c.text))
             continue
