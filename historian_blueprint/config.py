@@ -92,8 +92,14 @@ class Settings(BaseSettings):
                                     "re-embeds every document)")
     index_encoder_cache: str | None = _f(None, "where the exported ONNX graph is kept (none: "
                                          "`~/.cache/historian/onnx`)")
-    index_approximate_above: int = _f(200_000, "chunk count above which FAISS uses an approximate (HNSW) index",
-                                      ge=0)
+    index_approximate_above: int = _f(200_000, "chunk count above which `HISTORIAN_INDEX_DENSE=auto` uses the "
+                                      "approximate (IVF) index", ge=0)
+    index_dense: Literal["auto", "flat", "ivf", "hnsw"] = _f(
+        "auto", "the dense index: `auto` (exact `flat` up to `INDEX_APPROXIMATE_ABOVE` chunks, `ivf` above), `flat`, "
+        "`ivf` (8-bit codes, memory-mapped, updated per changed document, re-scored exactly) or `hnsw` (rebuilt "
+        "whole each build); takes effect at the next reindex")
+    index_nprobe: int = _f(0, "IVF lists read per query (0: one in sixteen, at least 32); recorded at the next "
+                           "reindex", ge=0)
     retrieval_top_k: int = _f(12, "chunks retrieved", ge=1, le=200)
     retrieval_rerank_k: int = _f(6, "chunks kept after reranking (at most `RETRIEVAL_TOP_K`)", ge=1)
     retrieval_backend: str = _f("local", "the search backend: `local` (FAISS + BM25 files beside the store), `lexical` "

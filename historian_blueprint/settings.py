@@ -104,6 +104,8 @@ class IndexSettings:
     model_path: str | None = key("INDEX_EMBEDDING_MODEL")
     batch_size: int = key("INDEX_BATCH_SIZE")
     approximate_above: int = key("INDEX_APPROXIMATE_ABOVE")
+    dense: str = key("INDEX_DENSE")
+    nprobe: int = key("INDEX_NPROBE")
     context_header: bool = key("INDEX_CONTEXT_HEADER")
     encoder: str = key("INDEX_ENCODER")
     encoder_cache: str | None = key("INDEX_ENCODER_CACHE")

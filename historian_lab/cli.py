@@ -65,6 +65,30 @@ def emit(result: dict, as_json: bool) -> None:
     click.echo(json.dumps(result, indent=None if as_json else 2))
 
 
+@bench.command("scale")
+@uses("workdir", "data")
+@click.option("--sizes", default="10000,100000,1000000", show_default=True,
+              help="Collection sizes in chunks, comma-separated.")
+@click.option("--encoder", type=click.Choice(["int8", "auto", "onnx", "torch"]), default="int8", show_default=True,
+              help="The encoder whose vectors the real pages get, and that encodes the questions.")
+@click.option("--asks", type=int, default=30, show_default=True, help="Whole asks timed per size.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the cost-against-size PNG here.")
+@json_option
+def bench_scale(workdir, data, sizes, encoder, asks, plot, as_json) -> None:
+    """Cost as the collection grows (10k, 100k, 1M chunks of the 1916 front pages and grown copies): build and 1%
+    incremental build, disk, two serving workers' RSS/PSS, retrieval and ask p50/p95, recall@10 against exact."""
+    from historian_lab.bench import scale as scale_bench
+
+    try:
+        wanted = tuple(int(s) for s in sizes.split(",") if s.strip())
+    except ValueError as exc:
+        raise click.BadParameter("sizes are whole numbers of chunks, comma-separated") from exc
+    if not wanted or min(wanted) < 100:
+        raise click.BadParameter("each size is at least 100 chunks")
+    emit(scale_bench.run(*paths(workdir, data), sizes=wanted, encoder=encoder, asks=asks,
+                         plot=Path(plot) if plot else None), as_json)
+
+
 @bench.command("retrieval")
 @uses("workdir", "data")
 @click.option("--timeqa-limit", type=int, default=None, help="Only the first N TimeQA questions.")

@@ -20,29 +20,70 @@ from historian_blueprint.text.words import tokenize
 K1, B, EPSILON = 1.5, 0.75, 0.25
 
 
-class BM25Index:
-    """BM25Okapi (k1=1.5, b=0.75, epsilon=0.25) over tokenized chunks."""
+TF_FILE = "bm25_tf.npz"  # each chunk's term counts: what an incremental build keeps of unchanged documents
 
-    def __init__(self, weights: sparse.csc_matrix, vocabulary: dict[str, int]) -> None:
+
+class BM25Index:
+    """BM25Okapi (k1=1.5, b=0.75, epsilon=0.25) over tokenized chunks.
+
+    ``tf`` (chunks x terms, CSR) holds each chunk's term counts; ``weights`` (CSC) what a query sums, made from them
+    at build time. An incremental build takes the counts of unchanged chunks over (``assemble``) and tokenizes only the
+    changed documents' chunks."""
+
+    def __init__(self, weights: sparse.csc_matrix, vocabulary: dict[str, int],
+                 tf: sparse.csr_matrix | None = None) -> None:
         self.weights = weights
         self.vocabulary = vocabulary
+        self.tf = tf
+
+    @staticmethod
+    def counts(token_lists: Sequence[Sequence[str]], vocabulary: dict[str, int]) -> sparse.csr_matrix:
+        """The chunks' term counts as a CSR matrix, new terms added to ``vocabulary`` (in place)."""
+        indptr, cols, tfs = [0], [], []
+        for tokens in token_lists:
+            for term, tf in Counter(tokens).items():
+                cols.append(vocabulary.setdefault(term, len(vocabulary)))
+                tfs.append(tf)
+            indptr.append(len(cols))
+        return sparse.csr_matrix((np.asarray(tfs, np.int32), np.asarray(cols, np.int32), np.asarray(indptr, np.int64)),
+                                 shape=(len(token_lists), len(vocabulary)))
 
     @classmethod
     def build(cls, token_lists: Sequence[Sequence[str]]) -> BM25Index:
         """Build the index from each chunk's tokens."""
         vocabulary: dict[str, int] = {}
-        rows, cols, tfs = [], [], []
-        lengths = np.zeros(len(token_lists), dtype=np.float64)
-        for row, tokens in enumerate(token_lists):
-            lengths[row] = len(tokens)
-            for term, tf in Counter(tokens).items():
-                rows.append(row)
-                cols.append(vocabulary.setdefault(term, len(vocabulary)))
-                tfs.append(tf)
-        n = len(token_lists)
-        tf = np.asarray(tfs, dtype=np.float64)
-        col = np.asarray(cols, dtype=np.int64)
-        row_idx = np.asarray(rows, dtype=np.int64)
+        return cls.from_counts(cls.counts(token_lists, vocabulary), vocabulary)
+
+    @classmethod
+    def assemble(cls, previous: BM25Index, order: np.ndarray, token_lists: Sequence[Sequence[str]]) -> BM25Index:
+        """An index of the previous index's chunks ``order[i] >= 0`` (that row of it) and of new chunks
+        (``order[i] == -1 - j``: ``token_lists[j]``), in that order; terms no chunk has any more are dropped."""
+        vocabulary = dict(previous.vocabulary)
+        fresh = cls.counts(token_lists, vocabulary)
+        old = previous.tf
+        width = len(vocabulary)
+        old = sparse.csr_matrix((old.data, old.indices, old.indptr), shape=(old.shape[0], width))
+        fresh = sparse.csr_matrix((fresh.data, fresh.indices, fresh.indptr), shape=(fresh.shape[0], width))
+        stacked = sparse.vstack([old, fresh], format="csr")
+        rows = np.where(order >= 0, order, old.shape[0] + (-1 - order)).astype(np.int64)
+        tf = stacked[rows]
+        used = np.bincount(tf.indices, minlength=width) > 0
+        if not used.all():  # renumber the terms still used, in their order
+            new_id = np.cumsum(used) - 1
+            tf = sparse.csr_matrix((tf.data, new_id[tf.indices].astype(np.int32), tf.indptr),
+                                   shape=(tf.shape[0], int(used.sum())))
+            vocabulary = {term: int(new_id[i]) for term, i in vocabulary.items() if used[i]}
+        return cls.from_counts(tf, vocabulary)
+
+    @classmethod
+    def from_counts(cls, tf: sparse.csr_matrix, vocabulary: dict[str, int]) -> BM25Index:
+        """The weights of term counts (chunks x terms)."""
+        tf = tf.tocsr()
+        n = tf.shape[0]
+        lengths = np.asarray(tf.sum(axis=1), dtype=np.float64).ravel()
+        row_idx = np.repeat(np.arange(n, dtype=np.int64), np.diff(tf.indptr))
+        col = tf.indices.astype(np.int64)
+        counts = tf.data.astype(np.float64)
         df = np.bincount(col, minlength=len(vocabulary)).astype(np.float64)
         idf = np.log(n - df + 0.5) - np.log(df + 0.5)
         if len(idf):
@@ -50,9 +91,10 @@ class BM25Index:
             idf[idf < 0] = EPSILON * average
         avgdl = lengths.mean() if n and lengths.sum() else 1.0
         norm = K1 * (1 - B + B * lengths[row_idx] / avgdl)
-        values = idf[col] * tf * (K1 + 1) / (tf + norm)
-        weights = sparse.csc_matrix((values.astype(np.float32), (row_idx, col)), shape=(n, len(vocabulary)))
-        return cls(weights, vocabulary)
+        values = idf[col] * counts * (K1 + 1) / (counts + norm)
+        weights = sparse.csr_matrix((values.astype(np.float32), tf.indices, tf.indptr),
+                                    shape=(n, len(vocabulary))).tocsc()
+        return cls(weights, vocabulary, tf)
 
     def scores(self, query: str | Sequence[str]) -> np.ndarray:
         """Return one BM25 score per chunk (repeated query terms count again, as in rank-bm25)."""
@@ -66,7 +108,9 @@ class BM25Index:
         return np.asarray(self.weights[:, cols] @ mult).ravel().astype(np.float32)
 
     def save(self, directory: Path) -> None:
-        sparse.save_npz(directory / "bm25.npz", self.weights.tocsc())
+        sparse.save_npz(directory / "bm25.npz", self.weights.tocsc(), compressed=False)
+        if self.tf is not None:
+            sparse.save_npz(directory / TF_FILE, self.tf, compressed=False)
         (directory / "bm25_vocab.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
 
     @classmethod
@@ -74,4 +118,17 @@ class BM25Index:
         weights = sparse.load_npz(directory / "bm25.npz").tocsc()
         vocabulary = json.loads((directory / "bm25_vocab.json").read_text(encoding="utf-8"))
         return cls(weights, vocabulary)
+
+    @classmethod
+    def load_counts(cls, directory: Path) -> BM25Index | None:
+        """The index with its term counts, for an incremental build; None when the generation has no counts file
+        (written before it was kept) or it does not fit the vocabulary."""
+        if not (directory / TF_FILE).is_file():
+            return None
+        index = cls.load(directory)
+        tf = sparse.load_npz(directory / TF_FILE).tocsr()
+        if tf.shape != (index.weights.shape[0], len(index.vocabulary)):
+            return None
+        index.tf = tf
+        return index
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from historian_blueprint.index import generation as gen
+from historian_blueprint.index import dense, generation as gen
 from historian_blueprint.index.bm25 import BM25Index, tokenize
 from historian_blueprint.index.chunking import chunk_document
 from historian_blueprint.index.encoding import EmbeddingCheckpoint, encode_chunks
@@ -63,21 +63,58 @@ def doc_info(doc: Document, digest: str) -> dict[str, Any]:
     }
 
 
-def build_faiss(vectors: np.ndarray, dimension: int, approximate_above: int) -> tuple[Any, str]:
-    """Exact inner product (vectors are normalized) below the threshold, HNSW above it."""
-    import faiss
+@dataclass
+class Previous:
+    """What an incremental build takes over from the serving generation: its folder, manifest and documents (their
+    rows there), and the documents whose chunks and vectors it keeps."""
 
-    if len(vectors) > approximate_above:
-        index = faiss.IndexHNSWFlat(dimension, 32, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = 80
-        index.hnsw.efSearch = 96
-        kind = "hnsw"
-    else:
-        index = faiss.IndexFlatIP(dimension)
-        kind = "flat"
-    if len(vectors):
-        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-    return index, kind
+    directory: Path
+    manifest: dict[str, Any]
+    documents: dict[str, dict[str, Any]]
+    kept: set[str]
+
+
+def dense_index(vectors: np.ndarray, documents: dict[str, dict[str, Any]], settings: IndexSettings,
+                dimension: int, previous: Previous | None) -> tuple[Any, dict[str, Any]]:
+    """This generation's dense index: the previous one updated (IVF: the changed and deleted documents' rows out,
+    the kept ones renumbered, the new ones in) when it can be, else built whole."""
+    kind = dense.choose(settings.dense, len(vectors), settings.approximate_above)
+    record = previous.manifest.get("dense_index") if previous is not None else None
+    if previous is not None and dense.updatable(record, kind, len(vectors)):
+        old_rows = previous.manifest["counts"]["chunks"]
+        remap = np.full(old_rows, -1, dtype=np.int64)
+        fresh = np.ones(len(vectors), dtype=bool)
+        for source_id in previous.kept:
+            start, end = previous.documents[source_id]["rows"]
+            new_start, new_end = documents[source_id]["rows"]
+            remap[start:end] = np.arange(new_start, new_end)
+            fresh[new_start:new_end] = False
+        added = np.flatnonzero(fresh)
+        with gen.reading(previous.directory, "faiss.index"):
+            old = dense.read(previous.directory / "faiss.index", shared=False)
+        return dense.update(old, record, remap, vectors[added], added, settings.nprobe)
+    return dense.build(vectors, dimension, kind, settings.nprobe)
+
+
+def words_index(rows: gen.ChunkRows, documents: dict[str, dict[str, Any]], headers: dict[str, str],
+                previous: Previous | None) -> BM25Index:
+    """This generation's BM25: the kept documents' term counts taken over from the previous generation (when it kept
+    them), only the new and changed documents' chunks tokenized; else every chunk tokenized."""
+    old = BM25Index.load_counts(previous.directory) if previous is not None else None
+    if old is None:
+        return BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows.source_ids, rows.texts)])
+    order = np.empty(len(rows), np.int64)
+    fresh: list[list[str]] = []
+    for source_id, info in documents.items():
+        start, end = info["rows"]
+        if source_id in previous.kept:
+            old_start, old_end = previous.documents[source_id]["rows"]
+            order[start:end] = np.arange(old_start, old_end)
+            continue
+        for row in range(start, end):
+            order[row] = -1 - len(fresh)
+            fresh.append(tokenize(indexed_text(headers[source_id], rows.texts[row])))
+    return BM25Index.assemble(old, order, fresh)
 
 
 def reindex(
@@ -146,8 +183,10 @@ def reindex(
     counts["embedded_chunks"] = encoded.embedded
     counts["resumed_chunks"] = encoded.resumed
     counts["failed"] = len(errors)
+    previous = (Previous(old_dir, old_manifest, old_docs, set(keep))
+                if old_ok and old_manifest is not None and old_docs else None)
     number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
-                             previous_ok=old_ok)
+                             previous_ok=old_ok, previous=previous)
     counts["chunks"] = chunks
     checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
@@ -266,7 +305,8 @@ def _scan(store: Store, settings: IndexSettings, embedder: Any, progress: Progre
 def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
             docs: dict[str, Document], hashes: dict[str, str],
             pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
-            counts: dict[str, int], previous_ok: bool = False) -> tuple[int, int]:
+            counts: dict[str, int], previous_ok: bool = False, previous: Previous | None = None
+            ) -> tuple[int, int]:
     """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
     with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
     made), by words only (BM25; the manifest says ``"dense": false``). Return its number and its chunk count."""
@@ -285,10 +325,10 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
             vector_parts.append(vectors)
     dimension = embedder.dimension
     vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
-    faiss_index, index_type = (build_faiss(vectors_all, dimension, settings.approximate_above) if dense
-                               else (None, "none"))
+    faiss_index, dense_record = (dense_index(vectors_all, documents, settings, dimension, previous) if dense
+                                 else (None, {"kind": "none"}))
     headers = {s: context_header(info) if settings.context_header else "" for s, info in documents.items()}
-    bm25 = BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows_all.source_ids, rows_all.texts)])
+    bm25 = words_index(rows_all, documents, headers, previous)
     number = (current["generation"] if current else 0) + 1
     final_dir = gen.generation_dir(index_dir, number)
     serving = current["generation"] if current else 0  # kept: the named one and the one before (the fallback)
@@ -299,7 +339,7 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         "model": {"name": embedder.name, "dimension": dimension}, "dense": dense,
         "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
         "context_header": settings.context_header,
-        "index_type": index_type, "counts": {**counts, "chunks": len(rows_all)},
+        "index_type": dense_record["kind"], "dense_index": dense_record, "counts": {**counts, "chunks": len(rows_all)},
     }
     # the verifier's readings of whole documents (seconds per thousand): not in a words-only first generation,
     # which must serve as soon as it can
@@ -308,7 +348,9 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     previous = gen.generation_dir(index_dir, current["generation"]) if current and previous_ok else None
     gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25,
                          texts, previous)
-    damage = gen.check(building, full=True)  # what was written reads back as recorded, before it serves
+    # what was written is as recorded before it serves: the checksums were made by reading the files back
+    # (write_generation), so their sizes are what is left to compare
+    damage = gen.check(building, full=False)
     if damage:
         raise gen.IndexDamaged(building, damage)
     os.replace(building, final_dir)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from historian_blueprint.index import generation as gen
+from historian_blueprint.index import dense, generation as gen
 from historian_blueprint.index.bm25 import BM25Index
 from historian_blueprint.text import readings
 from historian_blueprint.text.names import is_initialism, name_words, names
@@ -23,6 +23,7 @@ Mode = Literal["hybrid", "dense", "bm25"]
 
 IndexNotBuilt = gen.IndexNotBuilt  # defined with the generation's other errors; imported from here by the layers above
 log = logging.getLogger(__name__)
+APPROXIMATE_MARGIN = 40  # an approximate index is asked for this many more candidates than wanted, re-scored exactly
 
 
 @dataclass(frozen=True)
@@ -67,17 +68,6 @@ def minmax(values: np.ndarray) -> np.ndarray:
     return (values - low) / (high - low)
 
 
-def _read_faiss(path: Path) -> Any:
-    """The FAISS index, its codes memory-mapped read-only where FAISS can (flat indexes): every worker process
-    serving the generation shares one copy of them; else read into memory."""
-    import faiss
-
-    try:
-        return faiss.read_index(str(path), faiss.IO_FLAG_MMAP_IFC | faiss.IO_FLAG_READ_ONLY)
-    except (RuntimeError, AttributeError):
-        return faiss.read_index(str(path))
-
-
 class LoadedIndex:
     """A generation loaded into memory, ready to search."""
 
@@ -100,7 +90,7 @@ class LoadedIndex:
         with gen.reading(directory, "vectors.npy"):
             self.vectors = gen.read_vectors(directory) if self.dense else None
         with gen.reading(directory, "faiss.index"):
-            self.faiss = _read_faiss(directory / "faiss.index") if self.dense else None
+            self.faiss = dense.read(directory / "faiss.index", shared=True) if self.dense else None
         with gen.reading(directory, "bm25.npz"):
             self.bm25 = BM25Index.load(directory)
         self.readings = readings.load(directory)  # the verifier's sentences of each document, made at index time
@@ -202,8 +192,14 @@ class LoadedIndex:
     def dense_top(self, query_vector: np.ndarray, k: int, mask: np.ndarray | None) -> np.ndarray:
         """Return the rows of the k nearest chunks (within the mask)."""
         if mask is None:
-            _, ids = self.faiss.search(query_vector.reshape(1, -1), min(k, len(self.rows)))
-            return ids[0][ids[0] >= 0]
+            if self.manifest.get("index_type") in ("flat", None):
+                _, ids = self.faiss.search(query_vector.reshape(1, -1), min(k, len(self.rows)))
+                return ids[0][ids[0] >= 0]
+            # approximate: a wider pool from the index, ranked again by the exact vectors
+            _, ids = self.faiss.search(query_vector.reshape(1, -1), min(max(2 * k, k + APPROXIMATE_MARGIN),
+                                                                        len(self.rows)))
+            found = ids[0][ids[0] >= 0]
+            return found[np.argsort(-self.dense_scores(query_vector, found), kind="stable")[:k]]
         allowed = np.flatnonzero(mask)
         if not len(allowed):
             return allowed

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import sys
 import unicodedata
-from array import array
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -66,34 +65,52 @@ def _key(text: str) -> bytes:
 
 def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -> int:
     """Read every text of at least MIN_CHARS characters and write the table into ``directory``; return how many.
-    ``previous``: the last generation's table, whose readings of unchanged texts are taken over (an incremental
-    build reads only what changed)."""
-    vocab: dict[str, int] = {}
+    ``previous``: the last generation's table, whose readings of unchanged texts are taken over as they are stored
+    (their arrays copied, never decoded: an incremental build reads only what changed; the vocabulary keeps the
+    previous one's words in their places and adds new ones after them)."""
+    vocab: dict[str, int] = {w: i for i, w in enumerate(previous.vocab)} if previous is not None else {}
     keys: list[bytes] = []
-    # compact arrays, not lists of Python ints: a large collection's ids run to hundreds of millions
-    spans_, word_ids, name_ids, doc_ids = array("i"), array("i"), array("i"), array("i")
-    sent_off, word_off, name_off, doc_off = array("q", [0]), array("q", [0]), array("q", [0]), array("q", [0])
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("spans", "sentences", "word_lens", "word_ids", "name_lens",
+                                                          "name_ids", "doc_lens", "doc_ids")}
 
-    def ids(found: Iterable[str], into: array, offsets: array) -> None:
-        into.extend(vocab.setdefault(w, len(vocab)) for w in sorted(found))
-        offsets.append(len(into))
+    def ids(found: Iterable[str]) -> np.ndarray:
+        return np.fromiter((vocab.setdefault(w, len(vocab)) for w in sorted(found)), np.int32)
 
     for text in dict.fromkeys(t for t in texts if len(t) >= MIN_CHARS):
-        reading = (previous.get(text) if previous is not None else None) or read(text)
-        keys.append(_key(text))
-        for (s, e, found), names in zip(reading.sentences, reading.names):
-            spans_.extend((s, e))
-            ids(found, word_ids, word_off)
-            ids(names, name_ids, name_off)
-        sent_off.append(len(spans_) // 2)
-        ids(reading.words, doc_ids, doc_off)
-    arrays = {"keys": np.frombuffer(b"".join(keys), np.uint8).reshape(-1, 16), "sent_off": sent_off,
-              "spans": np.frombuffer(spans_, np.int32).reshape(-1, 2), "word_off": word_off, "word_ids": word_ids,
-              "name_off": name_off, "name_ids": name_ids, "doc_off": doc_off, "doc_ids": doc_ids}
+        key = _key(text)
+        keys.append(key)
+        row = previous.rows.get(key) if previous is not None else None
+        got = previous.arrays_of(row) if row is not None else None
+        if got is None:
+            reading = read(text)
+            word_sets = [ids(found) for _, _, found in reading.sentences]
+            name_sets = [ids(found) for found in reading.names]
+            doc = ids(reading.words)
+            got = {"spans": np.array([(s, e) for s, e, _ in reading.sentences], np.int32).reshape(-1, 2),
+                   "word_lens": np.array([len(w) for w in word_sets], np.int64),
+                   "word_ids": np.concatenate(word_sets) if word_sets else np.zeros(0, np.int32),
+                   "name_lens": np.array([len(w) for w in name_sets], np.int64),
+                   "name_ids": np.concatenate(name_sets) if name_sets else np.zeros(0, np.int32),
+                   "doc_ids": doc}
+        for name in ("spans", "word_lens", "word_ids", "name_lens", "name_ids", "doc_ids"):
+            parts[name].append(got[name])
+        parts["sentences"].append(np.array([len(got["spans"])], np.int64))
+        parts["doc_lens"].append(np.array([len(got["doc_ids"])], np.int64))
+
+    def joined(name: str, dtype: type, width: int = 0) -> np.ndarray:
+        empty = np.zeros((0, width) if width else 0, dtype)
+        return np.concatenate(parts[name]).astype(dtype) if parts[name] else empty
+
+    def offsets(name: str) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(joined(name, np.int64))]).astype(np.int64)
+
+    arrays = {"keys": np.frombuffer(b"".join(keys), np.uint8).reshape(-1, 16), "sent_off": offsets("sentences"),
+              "spans": joined("spans", np.int32, 2), "word_off": offsets("word_lens"),
+              "word_ids": joined("word_ids", np.int32), "name_off": offsets("name_lens"),
+              "name_ids": joined("name_ids", np.int32), "doc_off": offsets("doc_lens"),
+              "doc_ids": joined("doc_ids", np.int32)}
     np.savez(directory / FILE, fingerprint=np.frombuffer(fingerprint().encode(), np.uint8),
-             vocab=np.frombuffer("\n".join(vocab).encode("utf-8", "surrogatepass"), np.uint8),
-             **{k: np.frombuffer(v, np.int64 if k.endswith("_off") else np.int32) if isinstance(v, array) else v
-                for k, v in arrays.items()})
+             vocab=np.frombuffer("\n".join(vocab).encode("utf-8", "surrogatepass"), np.uint8), **arrays)
     return len(keys)
 
 
@@ -108,6 +125,17 @@ class Table:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def arrays_of(self, row: int) -> dict[str, np.ndarray]:
+        """One text's stored reading as arrays (its sentences' spans, word and name ids per sentence with their
+        counts, its own words), in this table's vocabulary."""
+        a = self.a
+        first, last = int(a["sent_off"][row]), int(a["sent_off"][row + 1])
+        word_off, name_off = a["word_off"][first:last + 1], a["name_off"][first:last + 1]
+        return {"spans": a["spans"][first:last], "word_lens": np.diff(word_off),
+                "word_ids": a["word_ids"][word_off[0]:word_off[-1]], "name_lens": np.diff(name_off),
+                "name_ids": a["name_ids"][name_off[0]:name_off[-1]],
+                "doc_ids": a["doc_ids"][int(a["doc_off"][row]):int(a["doc_off"][row + 1])]}
 
     def get(self, text: str) -> Reading | None:
         if len(text) < MIN_CHARS:

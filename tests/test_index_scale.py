@@ -1,0 +1,107 @@
+"""A larger collection's index: the approximate dense index (IVF) above a size, updated per changed document; BM25
+taken over from the kept documents' term counts; both the same as a whole build where it matters to a search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from historian_blueprint import get_store
+from historian_blueprint.index import dense, service
+from historian_blueprint.index import generation as gen
+from historian_blueprint.index.bm25 import BM25Index, tokenize
+from tests.conftest import make_plain_app, small_docs
+from tests.test_index import run_reindex
+
+QUERIES = ["slavery plantation master", "the tariff and the revenue", "Congress war Mexico treaty",
+           "Pacific railroad bill passed", "freedom of speech"]
+
+
+def test_bm25_from_kept_counts_scores_as_a_whole_build():
+    docs = small_docs(per_file=3, chars=1200)
+    chunks = [tokenize(d["content"][i:i + 300]) for d in docs for i in range(0, 1200, 300)]
+    old = BM25Index.build(chunks)
+    # the new collection: the first document's chunks changed, the second's gone, a new one at the end
+    changed = [tokenize("The Pacific railroad bill passed both houses in a night.")] + chunks[1:4]
+    new_chunks = changed + chunks[8:] + [tokenize("A wholly new document about the tariff on wool.")]
+    order = np.array([-1, 1, 2, 3, *range(8, len(chunks)), -2], dtype=np.int64)
+    fresh = [changed[0], new_chunks[-1]]
+    assembled = BM25Index.assemble(old, order, fresh)
+    whole = BM25Index.build(new_chunks)
+    assert set(assembled.vocabulary) == set(whole.vocabulary)  # the gone document's own words are gone
+    for query in QUERIES:
+        assert np.allclose(assembled.scores(query), whole.scores(query), rtol=1e-6, atol=1e-7), query
+    assert assembled.scores("railroad").argmax() == 0 and assembled.scores("wool").argmax() == len(new_chunks) - 1
+
+
+@pytest.fixture
+def approximate(tmp_path):
+    app = make_plain_app(tmp_path, small_docs(per_file=6), HISTORIAN_INDEX_APPROXIMATE_ABOVE=20,
+                         HISTORIAN_INDEX_NPROBE=10_000)  # every list read: the test asks for what a scan finds
+    assert run_reindex(app)["state"] == "succeeded"
+    return app
+
+
+def rows_find_themselves(loaded) -> bool:
+    """Every chunk's own vector finds that chunk first: the index's ids are the generation's rows."""
+    return all(loaded.dense_top(np.asarray(loaded.vectors[r]), 1, None)[0] == r for r in range(len(loaded)))
+
+
+def test_above_the_size_the_index_is_approximate_and_finds_what_a_scan_finds(approximate):
+    with approximate.app_context():
+        loaded = service.get_index()
+        assert loaded.manifest["index_type"] == "ivf" and len(loaded) > 20
+        record = loaded.manifest["dense_index"]
+        assert record["lists"] == dense.lists_for(len(loaded)) and record["nprobe"] == record["lists"]
+        assert rows_find_themselves(loaded)
+        model = service.embedder()
+        for query in QUERIES:
+            vector = model.encode([query])[0]
+            exact = np.argsort(-(np.asarray(loaded.vectors) @ vector), kind="stable")[:5]
+            assert set(loaded.dense_top(vector, 5, None)) == set(exact), query
+
+
+def test_a_changed_document_updates_the_approximate_index_instead_of_rebuilding_it(approximate, monkeypatch):
+    with approximate.app_context():
+        store = get_store()
+        before = service.get_index()
+        trained = before.manifest["dense_index"]["trained_on"]
+        ids = sorted(before.documents)
+        changed, gone = ids[0], ids[1]
+        doc = store.documents.find_one({"_id": changed})
+        store.documents.update_one({"_id": changed}, {"$set": {
+            "content": "The transcontinental telegraph line was finished at Salt Lake City. " + doc["content"]}})
+        store.documents.delete_one({"_id": gone})
+    builds = []
+    real_build = dense.build
+    monkeypatch.setattr(dense, "build", lambda *a, **k: builds.append(a) or real_build(*a, **k))
+    job = run_reindex(approximate)
+    assert job["state"] == "succeeded" and job["counts"]["changed"] == 1 and job["counts"]["deleted"] == 1
+    assert builds == []  # updated in place of a rebuild
+    with approximate.app_context():
+        loaded = service.get_index()
+        assert loaded.manifest["dense_index"]["trained_on"] == trained
+        assert loaded.faiss.ntotal == len(loaded) and gone not in loaded.rows.source_ids
+        assert rows_find_themselves(loaded)
+        hits = service.retrieve("telegraph line finished at Salt Lake City", top_k=3)
+        assert hits[0].source_id == changed
+        assert not any(h.source_id == gone for h in service.retrieve("slavery plantation master", top_k=12))
+
+
+def test_a_collection_grown_past_what_its_index_learned_is_trained_again():
+    record = {"kind": "ivf", "lists": 16, "nprobe": 16, "trained_on": 100}
+    assert dense.updatable(record, "ivf", 400) and not dense.updatable(record, "ivf", 401)
+    assert not dense.updatable(record, "flat", 50) and not dense.updatable({"kind": "hnsw"}, "ivf", 50)
+    assert dense.choose("auto", 200_001, 200_000) == "ivf" and dense.choose("auto", 200_000, 200_000) == "flat"
+    with pytest.raises(ValueError):
+        dense.choose("annoy", 10, 5)
+
+
+def test_the_generation_records_its_files_and_a_damaged_counts_file_is_named(approximate):
+    with approximate.app_context():
+        directory = service.get_index().directory
+    assert "bm25_tf.npz" in gen.read_manifest(directory)["files"]
+    with open(directory / "bm25_tf.npz", "r+b") as fh:
+        fh.seek(100)
+        fh.write(b"\0\0\0\0")
+    assert [d.file for d in gen.check(directory, full=True)] == ["bm25_tf.npz"]
