@@ -84,10 +84,14 @@ class Settings(BaseSettings):
                                            "all-MiniLM-L6-v2)")
     index_batch_size: int = _f(8, "embedding batch size (small batches pad less); progress every 16 batches",
                                ge=1, le=1024)
-    index_encoder: Literal["auto", "int8", "onnx", "torch"] = _f(
+    index_encoder: Literal["auto", "int8", "onnx", "torch", "static"] = _f(
         "auto", "the encoder of the index and the queries: `auto` (fp32 ONNX when it reproduces the model, else "
-        "PyTorch), `onnx`, `torch`, or `int8` (the shipped int8 graph: about twice as fast to build, ranks a little "
-        "worse; see the search index docs); changing it asks for `reindex --full`")
+        "PyTorch), `onnx`, `torch`, `int8` (the shipped int8 graph: about twice as fast to build, ranks a little "
+        "worse) or `static` (token vectors distilled from the model: hundreds of times faster, ranks worse); see the "
+        "search index docs; changing it asks for `reindex --full`")
+    index_device: Literal["auto", "cpu", "cuda"] = _f(
+        "auto", "where the encoder runs: `auto` (a CUDA GPU when ONNX Runtime's CUDA provider, from `onnxruntime-gpu`, "
+        "or PyTorch can use one; else the CPU), `cpu`, or `cuda` (an error where there is none)")
     index_context_header: bool = _f(True, 'index each chunk with a "title — author — date" line (changing it '
                                     "re-embeds every document)")
     index_encoder_cache: str | None = _f(None, "where the exported ONNX graph is kept (none: "

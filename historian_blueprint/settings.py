@@ -109,6 +109,7 @@ class IndexSettings:
     context_header: bool = key("INDEX_CONTEXT_HEADER")
     encoder: str = key("INDEX_ENCODER")
     encoder_cache: str | None = key("INDEX_ENCODER_CACHE")
+    device: str = key("INDEX_DEVICE")
 
     @classmethod
     def of(cls, settings: Settings) -> IndexSettings:

@@ -92,12 +92,14 @@ def bench_scale(workdir, data, sizes, encoder, asks, plot, as_json) -> None:
 @bench.command("retrieval")
 @uses("workdir", "data")
 @click.option("--timeqa-limit", type=int, default=None, help="Only the first N TimeQA questions.")
+@click.option("--encoder", type=click.Choice(["auto", "int8", "onnx", "torch", "static"]), default=None,
+              help="Index and ask with this encoder, in workspaces of its own (default: the configured one).")
 @json_option
-def bench_retrieval(workdir, data, timeqa_limit, as_json) -> None:
+def bench_retrieval(workdir, data, timeqa_limit, encoder, as_json) -> None:
     """Recall@1/6/12 and MRR of hybrid, BM25-only and dense-only on historian_qa_dev and TimeQA dev."""
     from historian_lab.bench import retrieval as retrieval_bench
 
-    emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit), as_json)
+    emit(retrieval_bench.run(*paths(workdir, data), timeqa_limit=timeqa_limit, encoder=encoder), as_json)
 
 
 @bench.command("reader")

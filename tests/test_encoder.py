@@ -66,3 +66,50 @@ def test_the_shipped_int8_encoder_is_close_to_fp32_and_never_mixed_with_it(tmp_p
     index.manifest = {"model": {"name": int8.name, "dimension": 384}}
     with pytest.raises(IndexMismatch, match="reindex --full"):
         index.check_model(exact.name, exact.dimension)
+
+
+def test_the_encoder_runs_on_a_gpu_only_where_one_can_run_it(monkeypatch):
+    import onnxruntime as ort
+
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CPUExecutionProvider"])
+    assert embedding.device_for("auto", onnx=True) == "cpu"
+    with pytest.raises(embedding.NoGPU, match="onnxruntime-gpu"):
+        embedding.device_for("cuda", onnx=True)
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert embedding.device_for("auto", onnx=True) == "cuda"
+    assert embedding.device_for("cpu", onnx=True) == "cpu"  # forced
+
+
+def test_a_gpu_encoder_asks_onnx_runtime_for_its_cuda_provider(monkeypatch):
+    """No GPU here: the session is opened on the CPU, and the test checks what was asked for and that it encodes as the
+    CPU encoder does."""
+    import onnxruntime as ort
+
+    asked = []
+    real_session = ort.InferenceSession
+
+    def session(path, options, providers):
+        asked.append(list(providers))
+        return real_session(path, options, providers=["CPUExecutionProvider"])
+
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    monkeypatch.setattr(ort, "InferenceSession", session)
+    gpu = embedding.load_embedder(None, "int8", device="auto")
+    cpu = embedding.load_embedder(None, "int8", device="cpu")
+    assert asked == [["CUDAExecutionProvider", "CPUExecutionProvider"], ["CPUExecutionProvider"]]
+    assert gpu.device == "cuda" and gpu.workers == 1 and cpu.device == "cpu"
+    texts = ["The Pacific railroad bill passed.", "Fellow-Citizens of the Senate and House of Representatives:" * 4]
+    assert np.allclose(gpu.encode(texts), cpu.encode(texts), atol=1e-5)
+
+
+def test_the_static_encoder_is_a_table_that_still_ranks_by_meaning():
+    static = embedding.load_embedder(None, "static")
+    texts = ["The Pacific railroad was finished and trains ran to the coast.",
+             "Duties on imported wool were raised by the new tariff.", ""]
+    vectors = static.encode(texts)
+    assert vectors.shape == (3, 384) and np.allclose(np.linalg.norm(vectors[:2], axis=1), 1, atol=1e-5)
+    assert not vectors[2].any()  # nothing to average: no direction
+    assert np.array_equal(vectors, static.encode(texts))
+    query = static.encode(["locomotives and the transcontinental line"])[0]
+    assert query @ vectors[0] > query @ vectors[1]
+    assert static.name == "all-MiniLM-L6-v2-static"  # a generation of its vectors is never searched with another's

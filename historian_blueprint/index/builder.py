@@ -102,7 +102,7 @@ def words_index(rows: gen.ChunkRows, documents: dict[str, dict[str, Any]], heade
     them), only the new and changed documents' chunks tokenized; else every chunk tokenized."""
     old = BM25Index.load_counts(previous.directory) if previous is not None else None
     if old is None:
-        return BM25Index.build([tokenize(indexed_text(headers[s], t)) for s, t in zip(rows.source_ids, rows.texts)])
+        return BM25Index.build(tokenize(indexed_text(headers[s], t)) for s, t in zip(rows.source_ids, rows.texts))
     order = np.empty(len(rows), np.int64)
     fresh: list[list[str]] = []
     for source_id, info in documents.items():
@@ -336,7 +336,8 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     building = final_dir.with_name(f"{final_dir.name}.building-{os.getpid()}")
     manifest = {
         "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
-        "model": {"name": embedder.name, "dimension": dimension}, "dense": dense,
+        "model": {"name": embedder.name, "dimension": dimension, "device": getattr(embedder, "device", "cpu")},
+        "dense": dense,
         "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
         "context_header": settings.context_header,
         "index_type": dense_record["kind"], "dense_index": dense_record, "counts": {**counts, "chunks": len(rows_all)},

@@ -29,6 +29,7 @@ _TOKEN_BUDGET = 600
 # Runs go to this many worker threads, each driving a single-threaded session run: on a quiet 2-core box
 # this matched one run at a time with 2 intra-op threads, and degraded far less when the cores were shared.
 _MAX_WORKERS = 8
+_GPU_TOKEN_BUDGET = 65_536  # on a GPU, batches of up to this many tokens (the batch size setting still caps them)
 _OPSET = 17
 # Export is accepted only if the ONNX graph reproduces the torch model on probe texts this closely.
 _EXPORT_MIN_COSINE = 0.99999
@@ -67,9 +68,11 @@ class FastEncoder:
     at most 8), each running a single-threaded session run, so concurrent calls share the cores.
     """
 
-    def __init__(self, model_path: str, cache_dir: str | None = None, graph: str | Path | None = None) -> None:
+    def __init__(self, model_path: str, cache_dir: str | None = None, graph: str | Path | None = None,
+                 device: str = "cpu") -> None:
         """Read the model folder, then load the cached ONNX graph or export, fuse and validate it; ``graph``: an
-        ONNX graph of this model made beforehand (the shipped int8 one, tools/build_encoder.py), used as it is."""
+        ONNX graph of this model made beforehand (the shipped int8 one, tools/build_encoder.py), used as it is;
+        ``device``: ``cpu`` or ``cuda`` (ONNX Runtime's CUDA provider, CPU for what it cannot run)."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         if not self.available():
@@ -96,8 +99,11 @@ class FastEncoder:
             cores = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):
             cores = os.cpu_count() or 1
-        self.workers = max(1, min(cores, _MAX_WORKERS))
-        self._session = self._open_session(self.onnx_path, threads=1 if self.workers > 1 else 0)
+        self.device = device
+        # on a GPU one session run at a time, in larger batches (the GPU is the parallelism)
+        self.workers = 1 if device == "cuda" else max(1, min(cores, _MAX_WORKERS))
+        self._token_budget = _GPU_TOKEN_BUDGET if device == "cuda" else _TOKEN_BUDGET
+        self._session = self._open_session(self.onnx_path, threads=1 if self.workers > 1 else 0, device=device)
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="fast-encoder") if self.workers > 1 else None
 
@@ -273,8 +279,9 @@ class FastEncoder:
 
     # ---------------------------------------------------------------- inference
     @staticmethod
-    def _open_session(path: Path, threads: int = 0) -> Any:
-        """Open an ONNX Runtime CPU session (threads=0: one intra-op thread per core), fully optimized, quiet."""
+    def _open_session(path: Path, threads: int = 0, device: str = "cpu") -> Any:
+        """Open an ONNX Runtime session (threads=0: one intra-op thread per core), fully optimized, quiet: on the CPU,
+        or (``cuda``) on ONNX Runtime's CUDA provider with the CPU for what it cannot run."""
         import onnxruntime as ort
 
         so = ort.SessionOptions()
@@ -282,7 +289,8 @@ class FastEncoder:
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         so.log_severity_level = 3
         so.inter_op_num_threads = 1
-        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device == "cuda" else ["CPUExecutionProvider"]
+        return ort.InferenceSession(str(path), so, providers=providers)
 
     def _prep(self, texts: list[str]) -> list[str]:
         """Apply the sentence-transformers text preprocessing (optional lowercasing)."""
@@ -315,7 +323,7 @@ class FastEncoder:
         cap = max(1, int(batch_size))
         batches, start = [], 0
         while start < len(order):
-            size = max(1, min(cap, _TOKEN_BUDGET // max(len(seqs[order[start]]), 1)))
+            size = max(1, min(cap, self._token_budget // max(len(seqs[order[start]]), 1)))
             batches.append(order[start : start + size])
             start += size
 

@@ -47,7 +47,7 @@ def embedder(app: Flask | None = None) -> Embedder:
     """Return the configured search encoder (HISTORIAN_INDEX_ENCODER: the exact fp32 ONNX export by default, the
     shipped int8 graph when chosen), the one that embeds the index and the queries."""
     settings = read(IndexSettings, get_settings(app))
-    return get_embedder(settings.model_path, settings.encoder, settings.encoder_cache)
+    return get_embedder(settings.model_path, settings.encoder, settings.encoder_cache, settings.device)
 
 
 def meaning(app: Flask | None = None) -> Embedder:
@@ -57,7 +57,7 @@ def meaning(app: Flask | None = None) -> Embedder:
     settings = read(IndexSettings, get_settings(app))
     if settings.encoder != "int8":  # the search encoder gives the exact vectors already: one model in memory
         return embedder(app)
-    return get_embedder(settings.model_path, "exact", settings.encoder_cache)
+    return get_embedder(settings.model_path, "exact", settings.encoder_cache, settings.device)
 
 
 def holder(app: Flask | None = None) -> IndexHolder:

@@ -38,9 +38,16 @@ def evaluate(app: Any, items: list[tuple[str, Callable[[service.Hit], bool]]]) -
     return out
 
 
-def historian_qa(root: Path, data: Path) -> dict[str, Any]:
+def bench_workspace(root: Path, name: str, encoder: str | None) -> Any:
+    """The benchmark's workspace, its own per encoder when one is named (``sample-static``)."""
+    if encoder is None:
+        return workspace(root, name)
+    return workspace(root, f"{name}-{encoder}", HISTORIAN_INDEX_ENCODER=encoder)
+
+
+def historian_qa(root: Path, data: Path, encoder: str | None = None) -> dict[str, Any]:
     """historian_qa_dev over the sample corpus: a hit is a retrieved chunk containing a gold quote."""
-    app = workspace(root, "sample")
+    app = bench_workspace(root, "sample", encoder)
     ensure_documents(app, sorted(SAMPLE_CORPUS.glob("*.jsonl")))
     ensure_index(app)
     items, reachable = [], 0
@@ -73,10 +80,10 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def timeqa(root: Path, data: Path, limit: int | None = None) -> dict[str, Any]:
+def timeqa(root: Path, data: Path, limit: int | None = None, encoder: str | None = None) -> dict[str, Any]:
     """TimeQA dev: a hit is a retrieved chunk that covers the gold paragraph (at least half of it, or 100 chars)."""
     docs_path = data / "eval" / "timeqa_dev_docs.jsonl"
-    app = workspace(root, "timeqa")
+    app = bench_workspace(root, "timeqa", encoder)
     ensure_documents(app, [docs_path])
     ensure_index(app)
     spans = {d["_id"]: paragraph_spans(d["content"]) for d in read_jsonl(docs_path)}
@@ -103,8 +110,9 @@ def timeqa(root: Path, data: Path, limit: int | None = None) -> dict[str, Any]:
     return {"n": len(items), **evaluate(app, items)}
 
 
-def run(root: Path, data: Path, timeqa_limit: int | None = None) -> dict[str, Any]:
-    datasets = {"historian_qa_dev": historian_qa(root, data), "timeqa_dev": timeqa(root, data, timeqa_limit)}
+def run(root: Path, data: Path, timeqa_limit: int | None = None, encoder: str | None = None) -> dict[str, Any]:
+    datasets = {"historian_qa_dev": historian_qa(root, data, encoder),
+                "timeqa_dev": timeqa(root, data, timeqa_limit, encoder)}
     for result in datasets.values():
         modes = {m: result[m]["recall@6"] for m in MODES}
         result["hybrid_beats_both_at_recall@6"] = modes["hybrid"] > modes["bm25"] and modes["hybrid"] > modes["dense"]
