@@ -1,10 +1,12 @@
 """Locate the files Historian ships beside its code (templates, static, migrations, profiles), and a file's digest
-(what a search-index generation and the shipped reader model are checked by)."""
+(what a search-index generation and the shipped reader model are checked by), and an uncompressed ``.npz``'s arrays
+memory-mapped."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # In a checkout templates/, static/ and migrations/ sit at the top of the repository; the wheel
@@ -27,3 +29,36 @@ def file_digest(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def mapped_npz(path: Path) -> dict[str, Any]:
+    """The arrays of an ``.npz`` written without compression (``np.savez``), each memory-mapped read-only where it is
+    stored whole (shared by every process that maps the file; nothing read until used), else read."""
+    import zipfile
+
+    import numpy as np
+
+    arrays: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(path) as archive, open(path, "rb") as fh:
+        for info in archive.infolist():
+            name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            if info.compress_type != zipfile.ZIP_STORED:
+                with archive.open(info) as member:
+                    arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
+                continue
+            fh.seek(info.header_offset)
+            local = fh.read(30)
+            start = info.header_offset + 30 + int.from_bytes(local[26:28], "little") \
+                + int.from_bytes(local[28:30], "little")
+            fh.seek(start)
+            version = np.lib.format.read_magic(fh)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) \
+                else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read_header(fh)
+            if dtype.hasobject:
+                raise ValueError(f"{path.name}: {name} holds objects")
+            count = int(np.prod(shape))
+            arrays[name] = (np.memmap(path, dtype=dtype, mode="r", offset=fh.tell(), shape=shape,
+                                      order="F" if fortran else "C") if count
+                            else np.zeros(shape, dtype=dtype))
+    return arrays

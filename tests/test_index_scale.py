@@ -105,3 +105,45 @@ def test_the_generation_records_its_files_and_a_damaged_counts_file_is_named(app
         fh.seek(100)
         fh.write(b"\0\0\0\0")
     assert [d.file for d in gen.check(directory, full=True)] == ["bm25_tf.npz"]
+
+
+def _as_written_before(directory):
+    """Turn a generation into the layout written before issue 43: chunks.jsonl, no mapped rows, terms or counts."""
+    import json
+
+    rows = gen.read_rows(directory)
+    with open(directory / "chunks.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(len(rows)):
+            fh.write(json.dumps([rows.source_ids[i], rows.ordinals[i], rows.starts[i], rows.ends[i],
+                                 rows.locators[i], rows.texts[i]], ensure_ascii=False) + "\n")
+    del rows
+    for name in ("rows.npy", "texts.bin", "locators.bin", "bm25_terms.npy", "bm25_tf.npz"):
+        (directory / name).unlink()
+    manifest = gen.read_manifest(directory)
+    manifest.pop("rows")
+    manifest["files"] = {c.name: {"size": c.stat().st_size, "sha256": gen.digest(c)}
+                         for c in sorted(directory.iterdir()) if c.name != "manifest.json"}
+    (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_generation_written_before_still_serves_and_is_built_on(tmp_path):
+    app = make_plain_app(tmp_path, small_docs(per_file=3))
+    assert run_reindex(app)["state"] == "succeeded"
+    with app.app_context():
+        directory = service.get_index().directory
+        before = [h.text for h in service.retrieve("slavery plantation master", top_k=5)]
+    _as_written_before(directory)
+    app = make_plain_app(tmp_path)  # a fresh process: nothing loaded yet
+    with app.app_context():
+        loaded = service.get_index()
+        assert isinstance(loaded.rows, gen.ChunkRows) and isinstance(loaded.bm25.vocabulary, dict)
+        assert [h.text for h in service.retrieve("slavery plantation master", top_k=5)] == before
+        store = get_store()
+        doc = store.documents.find_one({})
+        store.documents.update_one({"_id": doc["_id"]}, {"$set": {"content": doc["content"] + " A line added."}})
+    job = run_reindex(app)
+    assert job["state"] == "succeeded" and job["counts"]["changed"] == 1 and job["counts"]["unchanged"] > 0
+    with app.app_context():
+        loaded = service.get_index()
+        assert isinstance(loaded.rows, gen.MappedRows) and loaded.rows.problems() is None
+        assert [h.text for h in service.retrieve("slavery plantation master", top_k=5)] == before

@@ -86,12 +86,11 @@ def noise_in_place(path: Path) -> None:
 
 
 def shuffle_texts(path: Path) -> None:
-    """Chunk texts moved between rows in place (narrative text under another document's offsets), same size."""
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    texts = [r[5] for r in rows]
-    texts = texts[1:] + texts[:1]
-    lines = [json.dumps(r[:5] + [t], ensure_ascii=False) for r, t in zip(rows, texts)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    """Chunk texts moved between rows in place (narrative text under another document's offsets), same size: the
+    bytes of ``texts.bin`` turned by one row's text."""
+    blob = path.read_bytes()
+    first = int(np.load(path.with_name("rows.npy"))[0, 4])
+    path.write_bytes(blob[first:] + blob[:first])
 
 
 def garbage(path: Path) -> None:
@@ -99,13 +98,14 @@ def garbage(path: Path) -> None:
 
 
 DAMAGE = {
-    "chunks.jsonl truncated": ("chunks.jsonl", truncate),
+    "texts.bin truncated": ("texts.bin", truncate),
+    "rows.npy truncated": ("rows.npy", truncate),
     "vectors.npy truncated": ("vectors.npy", truncate),
     "bm25.npz truncated": ("bm25.npz", truncate),
     "manifest.json garbage": ("manifest.json", garbage),
     "documents.json deleted": ("documents.json", Path.unlink),
     "faiss.index noise": ("faiss.index", noise_in_place),
-    "chunk texts shuffled": ("chunks.jsonl", shuffle_texts),
+    "chunk texts shuffled": ("texts.bin", shuffle_texts),
 }
 
 
@@ -170,7 +170,7 @@ def test_damage_made_while_serving_is_noticed_and_a_rebuild_mends_it(home):
     assert client.get("/historian/api/retrieve?q=the+president").json["generation"] == newest
     with app.app_context():
         service.holder().check_every_s = 0.0  # the next request looks (a serving worker looks every second)
-    shuffle_texts(_generation(home, newest) / "chunks.jsonl")
+    shuffle_texts(_generation(home, newest) / "texts.bin")
     assert client.get("/historian/api/retrieve?q=the+president").json["generation"] == previous
     assert client.get("/historian/api/health").status_code == 503
     job = _build(app)  # an incremental build takes nothing over from the damaged generation
@@ -281,7 +281,7 @@ def test_a_build_keeps_the_last_good_generation_until_the_new_one_serves(home, m
     from historian_blueprint.index import builder, service
 
     newest, previous = _numbers(home)
-    shuffle_texts(_generation(home, newest) / "chunks.jsonl")
+    shuffle_texts(_generation(home, newest) / "texts.bin")
     app = _app(home)
     client = login(app.test_client(), "alice", "alice-pw")
     seen = []
@@ -316,7 +316,7 @@ def test_an_unreadable_file_or_an_odd_manifest_is_damage_not_a_failure(home, mon
             == [("vectors.npy", "cannot be read (OSError)")])
     monkeypatch.setattr(gen, "digest", original)
     (directory / "manifest.json").write_text(json.dumps({**manifest,
-                                                         "files": {**manifest["files"], "chunks.jsonl": 123}}))
+                                                         "files": {**manifest["files"], "texts.bin": 123}}))
     assert [d.file for d in gen.check(directory, full=True)] == ["manifest.json"]
     app = _app(home)
     client = login(app.test_client(), "alice", "alice-pw")

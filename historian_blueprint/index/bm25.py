@@ -7,21 +7,58 @@ matrix and a query is a sparse column slice and sum.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
+from historian_blueprint.resources import mapped_npz
 from historian_blueprint.text.words import tokenize
 
 K1, B, EPSILON = 1.5, 0.75, 0.25
 
 
 TF_FILE = "bm25_tf.npz"  # each chunk's term counts: what an incremental build keeps of unchanged documents
+TERMS_FILE = "bm25_terms.npy"  # (hash, column) of every term, by hash: a worker's vocabulary, memory-mapped
+
+
+def term_hash(term: str) -> int:
+    """A term's 64-bit hash (BLAKE2b): the key of ``bm25_terms.npy``."""
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little",
+                          signed=True)
+
+
+class HashedTerms(Mapping):
+    """The vocabulary as a sorted (hash, column) table, memory-mapped: a million chunks' terms (millions with OCR
+    noise) cost a worker nothing until a query looks one up."""
+
+    def __init__(self, table: np.ndarray) -> None:
+        self.table = table
+
+    def _find(self, term: str) -> int | None:
+        key = term_hash(term)
+        at = int(np.searchsorted(self.table[:, 0], key))
+        return int(self.table[at, 1]) if at < len(self.table) and int(self.table[at, 0]) == key else None
+
+    def __getitem__(self, term: str) -> int:
+        found = self._find(term)
+        if found is None:
+            raise KeyError(term)
+        return found
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self._find(term) is not None
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __iter__(self) -> Iterator[str]:
+        raise TypeError("a hashed vocabulary cannot list its terms (the JSON vocabulary can)")
 
 
 class BM25Index:
@@ -109,13 +146,28 @@ class BM25Index:
         return np.asarray(self.weights[:, cols] @ mult).ravel().astype(np.float32)
 
     def save(self, directory: Path) -> None:
+        """Write the weights, the term counts, the vocabulary (JSON, for the next build) and the terms by hash (what a
+        serving worker maps instead of loading the vocabulary)."""
         sparse.save_npz(directory / "bm25.npz", self.weights.tocsc(), compressed=False)
         if self.tf is not None:
             sparse.save_npz(directory / TF_FILE, self.tf, compressed=False)
+        hashes = np.fromiter((term_hash(t) for t in self.vocabulary), np.int64, len(self.vocabulary))
+        order = np.argsort(hashes, kind="stable")
+        table = np.stack([hashes[order], np.fromiter(self.vocabulary.values(), np.int64, len(hashes))[order]], axis=1)
+        if not len(table) or (np.diff(table[:, 0]) != 0).all():  # two terms of one hash: the JSON vocabulary serves
+            np.save(directory / TERMS_FILE, table.reshape(-1, 2))
         (directory / "bm25_vocab.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path) -> BM25Index:
+    def load(cls, directory: Path, *, mapped: bool = False) -> BM25Index:
+        """The index of a generation; ``mapped``: its weights and its terms by hash memory-mapped (a serving worker:
+        shared with the others, read as queries need them), else read whole with the JSON vocabulary (a build)."""
+        if mapped and (directory / TERMS_FILE).is_file():
+            arrays = mapped_npz(directory / "bm25.npz")
+            if str(arrays["format"].astype(str)) == "csc":
+                weights = sparse.csc_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
+                                            shape=tuple(int(n) for n in arrays["shape"]), copy=False)
+                return cls(weights, HashedTerms(np.load(directory / TERMS_FILE, mmap_mode="r")))
         weights = sparse.load_npz(directory / "bm25.npz").tocsc()
         vocabulary = json.loads((directory / "bm25_vocab.json").read_text(encoding="utf-8"))
         return cls(weights, vocabulary)

@@ -185,8 +185,9 @@ def reindex(
     counts["failed"] = len(errors)
     previous = (Previous(old_dir, old_manifest, old_docs, set(keep))
                 if old_ok and old_manifest is not None and old_docs else None)
+    phases: dict[str, float] = {}
     number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
-                             previous_ok=old_ok, previous=previous)
+                             previous_ok=old_ok, previous=previous, phases=phases)
     counts["chunks"] = chunks
     checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
@@ -194,6 +195,7 @@ def reindex(
     timings = {
         "scan_s": t_scan - t0, "chunk_s": t_chunk - t_scan, "embed_s": t_embed - t_chunk,
         "encode_s": encoded.encode_s, "write_s": t_end - t_embed, "total_s": t_end - t0,
+        **{f"write_{name}": value for name, value in phases.items()},
     }
     return ReindexResult(number, counts=counts, errors=errors, timings=timings)
 
@@ -260,9 +262,11 @@ def _previous(store: Store, index_dir: Path, embedder: Any, full: bool
     old_dir = gen.generation_dir(index_dir, current["generation"]) if current else None
     old_docs: dict[str, dict[str, Any]] = {}
     old_manifest: dict[str, Any] | None = None
-    # checked whole once per build: what an incremental build takes over, and whose readings `publish` reuses
+    # checked once per build: what an incremental build takes over, and whose readings `publish` reuses; whole (every
+    # checksum) unless its files are as they were when the build that wrote them read them back (names, sizes, times)
     old_ok = old_dir is not None and old_dir.exists()
-    damage = gen.check(old_dir, full=True) if old_ok else []
+    unchanged = old_ok and current.get("files") == [list(f) for f in gen.signature(old_dir)]
+    damage = gen.check(old_dir, full=not unchanged) if old_ok else []
     if damage:  # nothing is taken over from a damaged generation: every document is read and embedded afresh
         log.warning("Historian: generation %s is damaged (%s): building a whole new one", current["generation"],
                     "; ".join(map(str, damage)))
@@ -305,11 +309,12 @@ def _scan(store: Store, settings: IndexSettings, embedder: Any, progress: Progre
 def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
             docs: dict[str, Document], hashes: dict[str, str],
             pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
-            counts: dict[str, int], previous_ok: bool = False, previous: Previous | None = None
-            ) -> tuple[int, int]:
+            counts: dict[str, int], previous_ok: bool = False, previous: Previous | None = None,
+            phases: dict[str, float] | None = None) -> tuple[int, int]:
     """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
     with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
     made), by words only (BM25; the manifest says ``"dense": false``). Return its number and its chunk count."""
+    lap = gen.Laps(phases)
     rows_all = gen.ChunkRows.empty()
     vector_parts = []
     documents: dict[str, dict[str, Any]] = {}
@@ -325,10 +330,13 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
             vector_parts.append(vectors)
     dimension = embedder.dimension
     vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
+    lap("assemble_s")
     faiss_index, dense_record = (dense_index(vectors_all, documents, settings, dimension, previous) if dense
                                  else (None, {"kind": "none"}))
     headers = {s: context_header(info) if settings.context_header else "" for s, info in documents.items()}
+    lap("dense_s")
     bm25 = words_index(rows_all, documents, headers, previous)
+    lap("words_s")
     number = (current["generation"] if current else 0) + 1
     final_dir = gen.generation_dir(index_dir, number)
     serving = current["generation"] if current else 0  # kept: the named one and the one before (the fallback)
@@ -340,7 +348,8 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         "dense": dense,
         "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
         "context_header": settings.context_header,
-        "index_type": dense_record["kind"], "dense_index": dense_record, "counts": {**counts, "chunks": len(rows_all)},
+        "rows": "mapped", "index_type": dense_record["kind"], "dense_index": dense_record,
+        "counts": {**counts, "chunks": len(rows_all)},
     }
     # the verifier's readings of whole documents (seconds per thousand): not in a words-only first generation,
     # which must serve as soon as it can
@@ -348,17 +357,20 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     # the serving generation's readings of unchanged documents are taken over when reindex found it whole
     previous = gen.generation_dir(index_dir, current["generation"]) if current and previous_ok else None
     gen.write_generation(building, manifest, documents, rows_all, vectors_all if dense else None, faiss_index, bm25,
-                         texts, previous)
+                         texts, previous, phases)
+    lap.restart()
     # what was written is as recorded before it serves: the checksums were made by reading the files back
     # (write_generation), so their sizes are what is left to compare
     damage = gen.check(building, full=False)
+    lap("check_s")
     if damage:
         raise gen.IndexDamaged(building, damage)
     os.replace(building, final_dir)
     store.meta.replace_one(
         {"_id": gen.INDEX_META_ID},
         {"_id": gen.INDEX_META_ID, "generation": number, "path": str(final_dir), "dense": dense,
-         "updated_at": manifest["created_at"], "chunks": len(rows_all), "documents": len(documents)},
+         "updated_at": manifest["created_at"], "chunks": len(rows_all), "documents": len(documents),
+         "files": [list(f) for f in gen.signature(final_dir)]},
         upsert=True,
     )
     gen.prune(index_dir, keep={number, current["generation"]} if current else {number})

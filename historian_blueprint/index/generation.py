@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.index.rows import ChunkRows, MappedRows, read_rows, write_rows  # noqa: F401 - gen.read_rows
 from historian_blueprint.resources import file_digest
 from historian_blueprint.text import readings
 
@@ -78,27 +80,21 @@ class Health:
                 "rebuild": REBUILD if self.damage else None}
 
 
-@dataclass
-class ChunkRows:
-    """Column-wise chunk records, in row order (row i is vector i)."""
+class Laps:
+    """Seconds spent in each phase of writing a generation, added to ``into`` (None: not kept)."""
 
-    source_ids: list[str]
-    ordinals: list[int]
-    starts: list[int]
-    ends: list[int]
-    locators: list[str]
-    texts: list[str]
+    def __init__(self, into: dict[str, float] | None) -> None:
+        self.into = into
+        self.restart()
 
-    @classmethod
-    def empty(cls) -> ChunkRows:
-        return cls([], [], [], [], [], [])
+    def restart(self) -> None:
+        self.at = time.perf_counter()
 
-    def __len__(self) -> int:
-        return len(self.texts)
-
-    def extend(self, other: ChunkRows, start: int = 0, end: int | None = None) -> None:
-        for name in ("source_ids", "ordinals", "starts", "ends", "locators", "texts"):
-            getattr(self, name).extend(getattr(other, name)[start:end])
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.into is not None:
+            self.into[name] = self.into.get(name, 0.0) + now - self.at
+        self.at = now
 
 
 def generation_dir(index_dir: Path, number: int) -> Path:
@@ -131,30 +127,31 @@ def write_generation(
     bm25: BM25Index,
     texts: Iterable[str] = (),
     previous: Path | None = None,
+    phases: dict[str, float] | None = None,
 ) -> None:
     """Write every file of a generation into ``directory`` (a fresh temporary folder); ``texts``: the documents
     whose sentences the verifier will read from the generation (text/readings.py) instead of afresh; ``previous``: the
-    serving generation's folder, whose readings of unchanged documents are taken over."""
+    serving generation's folder, whose readings of unchanged documents are taken over; ``phases``: where the seconds
+    of each step are added."""
     import faiss
 
+    lap = Laps(phases)
     directory.mkdir(parents=True)
-    with open(directory / "chunks.jsonl", "w", encoding="utf-8") as fh:
-        for i in range(len(rows)):
-            fh.write(
-                json.dumps([rows.source_ids[i], rows.ordinals[i], rows.starts[i], rows.ends[i], rows.locators[i],
-                            rows.texts[i]], ensure_ascii=False)
-                + "\n"
-            )
+    write_rows(directory, rows, list(documents))
     if vectors is not None:  # a words-only generation (a first build before its vectors) has neither
         np.save(directory / "vectors.npy", vectors)
         faiss.write_index(faiss_index, str(directory / "faiss.index"))
     bm25.save(directory)
+    lap("files_s")
     readings.save(directory, texts, readings.load(previous) if previous is not None else None)
+    lap("readings_s")
     (directory / "documents.json").write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
     manifest = {**manifest, "files": {child.name: {"size": child.stat().st_size, "sha256": digest(child)}
                                       for child in sorted(directory.iterdir())}}
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    lap("digests_s")
     fsync_dir(directory)
+    lap("fsync_s")
 
 
 digest = file_digest  # a generation's files are checked by their SHA-256 (resources.file_digest)
@@ -162,7 +159,8 @@ digest = file_digest  # a generation's files are checked by their SHA-256 (resou
 
 def required_files(manifest: dict[str, Any]) -> list[str]:
     """The files every generation of this manifest's kind has (a words-only one has no vectors)."""
-    names = ["chunks.jsonl", "documents.json", "bm25.npz", "bm25_vocab.json"]
+    rows = ["rows.npy", "texts.bin", "locators.bin"] if manifest.get("rows") == "mapped" else ["chunks.jsonl"]
+    names = rows + ["documents.json", "bm25.npz", "bm25_vocab.json"]
     return names + (["vectors.npy", "faiss.index"] if manifest.get("dense", True) else [])
 
 
@@ -231,20 +229,6 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 
 def read_documents(directory: Path) -> dict[str, dict[str, Any]]:
     return json.loads((directory / "documents.json").read_text(encoding="utf-8"))
-
-
-def read_rows(directory: Path) -> ChunkRows:
-    rows = ChunkRows.empty()
-    with open(directory / "chunks.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            sid, ordinal, start, end, locator, text = json.loads(line)
-            rows.source_ids.append(sid)
-            rows.ordinals.append(ordinal)
-            rows.starts.append(start)
-            rows.ends.append(end)
-            rows.locators.append(locator)
-            rows.texts.append(text)
-    return rows
 
 
 def read_vectors(directory: Path, mmap: bool = True) -> np.ndarray:

@@ -85,19 +85,22 @@ class LoadedIndex:
             self.dense = bool(self.manifest.get("dense", True))
         with gen.reading(directory, "documents.json"):
             self.documents = gen.read_documents(directory)
-        with gen.reading(directory, "chunks.jsonl"):
+        self.rows_file = "rows.npy" if self.manifest.get("rows") == "mapped" else "chunks.jsonl"
+        with gen.reading(directory, self.rows_file):
             self.rows = gen.read_rows(directory)
         with gen.reading(directory, "vectors.npy"):
             self.vectors = gen.read_vectors(directory) if self.dense else None
         with gen.reading(directory, "faiss.index"):
             self.faiss = dense.read(directory / "faiss.index", shared=True) if self.dense else None
         with gen.reading(directory, "bm25.npz"):
-            self.bm25 = BM25Index.load(directory)
+            self.bm25 = BM25Index.load(directory, mapped=True)
         self.readings = readings.load(directory)  # the verifier's sentences of each document, made at index time
         self._check_agreement()
-        infos = [self.documents[s] for s in self.rows.source_ids]
-        self.years = np.array([i["year"] if i["year"] is not None else -1 for i in infos], dtype=np.int32)
-        self.collections = np.array([i["collection"] or "" for i in infos], dtype=object)
+        infos = list(self.documents.values())
+        doc_years = np.array([i["year"] if i["year"] is not None else -1 for i in infos], dtype=np.int32)
+        doc_collections = np.array([i["collection"] or "" for i in infos], dtype=object)
+        self.years = doc_years[self.doc_rows] if len(infos) else np.zeros(0, np.int32)
+        self.collections = doc_collections[self.doc_rows] if len(infos) else np.zeros(0, object)
         self._initialled: dict[str, np.ndarray] = {}  # by_author's answers for initials ("FDR")
 
     def _check_agreement(self) -> None:
@@ -111,10 +114,10 @@ class LoadedIndex:
             where = ("faiss.index", f"{self.faiss.ntotal} entries for {len(rows)} chunks")
         elif self.bm25.weights.shape[0] != len(rows):
             where = ("bm25.npz", f"{self.bm25.weights.shape[0]} rows for {len(rows)} chunks")
-        elif any(e - s != len(t) for s, e, t in zip(rows.starts, rows.ends, rows.texts)):
-            where = ("chunks.jsonl", "a chunk's text is not as long as its span (texts moved or edited)")
-        elif not set(rows.source_ids) <= set(self.documents):
+        elif isinstance(rows, gen.ChunkRows) and not set(rows.source_ids) <= set(self.documents):
             where = ("documents.json", "chunks name documents it does not list")
+        elif (problem := rows.problems()) is not None:
+            where = (self.rows_file, problem)
         if where:
             raise gen.IndexDamaged(self.directory, [gen.Damage(*where)])
 
@@ -155,9 +158,10 @@ class LoadedIndex:
 
     @functools.cached_property
     def doc_rows(self) -> np.ndarray:
-        """Each row's document, as an index into ``self.people``."""
-        order = {source_id: n for n, source_id in enumerate(self.documents)}
-        return np.array([order[s] for s in self.rows.source_ids], dtype=np.int64)
+        """Each row's document, as an index into ``self.people`` (and the documents' order)."""
+        if isinstance(self.rows, gen.MappedRows):
+            return self.rows.doc_index()
+        return self.rows.doc_index(list(self.documents))
 
     @functools.cached_property
     def people(self) -> list[set[str]]:
@@ -254,10 +258,14 @@ class LoadedIndex:
     def _hit(self, row: int, score: float, dense: float, bm25: float) -> Hit:
         source_id = self.rows.source_ids[row]
         info = self.documents[source_id]
+        text = self.rows.texts[row]
+        if len(text) != self.rows.ends[row] - self.rows.starts[row]:  # mapped rows are checked as they are read
+            raise gen.IndexDamaged(self.directory, [gen.Damage(self.rows_file, "a chunk's text is not as long as its "
+                                                               "span (texts moved or edited)")])
         return Hit(
             row=row, source_id=source_id, title=info["title"], author=info["author"], year=info["year"],
             collection=info["collection"], start=self.rows.starts[row], end=self.rows.ends[row],
-            locator=self.rows.locators[row], text=self.rows.texts[row], score=round(score, 6),
+            locator=self.rows.locators[row], text=text, score=round(score, 6),
             dense=round(dense, 6), bm25=round(bm25, 6),
         )
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from historian_blueprint.resources import mapped_npz
 from historian_blueprint.text import spans, words
 from historian_blueprint.text.spans import claim_sentence_spans
 from historian_blueprint.text.words import content_words, name_words
@@ -114,12 +115,32 @@ def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -
     return len(keys)
 
 
+class _Words(Sequence):
+    """The table's words, one per line of a (memory-mapped) UTF-8 blob, each decoded when it is asked for."""
+
+    def __init__(self, blob: np.ndarray) -> None:
+        self.blob = blob
+        self._decoded: dict[int, str] = {}
+        breaks = np.flatnonzero(np.asarray(blob) == 10) if len(blob) else np.zeros(0, np.int64)
+        self.starts = np.concatenate([[0], breaks + 1]).astype(np.int64) if len(blob) else np.zeros(0, np.int64)
+        self.ends = np.concatenate([breaks, [len(blob)]]).astype(np.int64) if len(blob) else np.zeros(0, np.int64)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        word = self._decoded.get(index)
+        if word is None:  # each word decoded once: a worker keeps the words its documents were read with
+            word = sys.intern(bytes(self.blob[self.starts[index]:self.ends[index]]).decode("utf-8", "surrogatepass"))
+            self._decoded[index] = word
+        return word
+
+
 class Table:
     """A generation's readings, by text."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
-        raw = arrays["vocab"].tobytes().decode("utf-8", "surrogatepass")
-        self.vocab = [sys.intern(w) for w in raw.split("\n")] if raw else []
+        self.vocab = _Words(arrays["vocab"])
         self.rows = {bytes(k): i for i, k in enumerate(arrays["keys"])}
         self.a = {k: v for k, v in arrays.items() if k not in ("vocab", "fingerprint", "keys")}
 
@@ -164,10 +185,10 @@ def load(directory: Path) -> Table | None:
     if not path.is_file():
         return None
     try:
-        with np.load(path) as data:
-            if data["fingerprint"].tobytes().decode() != fingerprint():
-                return None
-            return Table({k: data[k] for k in data.files})
+        data = mapped_npz(path)  # shared by the workers serving the generation, read as documents are asked for
+        if np.asarray(data["fingerprint"]).tobytes().decode() != fingerprint():
+            return None
+        return Table(data)
     except (OSError, ValueError, KeyError, UnicodeDecodeError):  # unreadable: read the documents afresh instead
         return None
 

@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from historian_blueprint.index import builder
+from historian_blueprint.index import generation as gen
 from historian_blueprint.index.chunking import chunk_document
 from historian_blueprint.services import get_settings, get_store
 from historian_blueprint.settings import IndexSettings, read
@@ -248,7 +250,9 @@ def measure(root: Path, data: Path, size: int, questions: list[str], encoder: st
     load_s = _load(app, docs)
     log(f"{name}: store loaded in {load_s:.0f} s; full build")
     replay = Replay(model, base)
-    with app.app_context():
+    with app.app_context():  # a first build, from nothing: every document read, chunked, tokenized
+        shutil.rmtree(service.index_dir(app), ignore_errors=True)
+        get_store().meta.delete_one({"_id": gen.INDEX_META_ID})
         full = builder.reindex(get_store(), service.index_dir(app), settings, embedder=replay, full=True)
     log(f"{name}: full build {full.timings['total_s']:.0f} s; 1% change")
     changed = _change(app, CHANGED_SHARE)
