@@ -121,3 +121,20 @@ def test_an_incremental_build_takes_over_the_readings_of_unchanged_documents(tmp
     assert fresh_reads == [changed]  # only the changed document is read again
     table = readings.load(tmp_path / "new")
     assert all(table.get(t) == real(t) for t in [changed, *texts[1:]])
+
+
+def test_incremental_builds_in_a_row_keep_every_reading_exact_even_when_word_hashes_collide(tmp_path, monkeypatch):
+    texts = [t for t in corpus_texts(4) if len(t) >= readings.MIN_CHARS]
+    for n in range(4):
+        (tmp_path / str(n)).mkdir()
+    readings.save(tmp_path / "0", texts)
+    step1 = [texts[0] + " Zanzibar and Kilimanjaro were named.", *texts[1:-1]]  # a new word, a text gone
+    readings.save(tmp_path / "1", step1, readings.load(tmp_path / "0"))
+    step2 = [*step1[:2], step1[2] + " Timbuktu too.", *step1[3:], texts[-1]]
+    readings.save(tmp_path / "2", step2, readings.load(tmp_path / "1"))
+    table = readings.load(tmp_path / "2")
+    assert all(table.get(t) == readings.read(t) for t in step2)
+    monkeypatch.setattr(readings, "_word_hash", lambda word: 7)  # every word one hash: looked up, never trusted
+    readings.save(tmp_path / "3", [step2[0] + " Ouagadougou.", *step2[1:]], readings.load(tmp_path / "2"))
+    table = readings.load(tmp_path / "3")
+    assert all(table.get(t) == readings.read(t) for t in [step2[0] + " Ouagadougou.", *step2[1:]])

@@ -64,39 +64,98 @@ def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little",
+                          signed=True)
+
+
+class _Vocabulary:
+    """The word ids of a table being written: the previous table's words keep theirs (found by hash, never all
+    decoded), new words are numbered after them."""
+
+    def __init__(self, previous: Table | None) -> None:
+        self.previous = previous
+        self.base = len(previous.vocab) if previous is not None else 0
+        self.hashes = previous.a.get("vocab_hash") if previous is not None else None
+        self.decoded = ({w: i for i, w in enumerate(previous.vocab)}
+                        if previous is not None and self.hashes is None else {})  # a table written before hashes
+        self.added: dict[str, int] = {}
+
+    def id(self, word: str) -> int:
+        found = self.added.get(word, self.decoded.get(word))
+        if found is None and self.hashes is not None and len(self.hashes):
+            at = int(np.searchsorted(self.hashes, _word_hash(word)))
+            if at < len(self.hashes) and int(self.hashes[at]) == _word_hash(word):
+                candidate = int(self.previous.a["vocab_ids"][at])
+                found = candidate if self.previous.vocab[candidate] == word else None  # a hash shared: not this word
+        if found is None:
+            found = self.added[word] = self.base + len(self.added)
+        return found
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The vocabulary blob (one word a line) and its words' hashes, sorted, with their ids."""
+        old = np.asarray(self.previous.vocab.blob) if self.previous is not None else np.zeros(0, np.uint8)
+        new = "\n".join(self.added).encode("utf-8", "surrogatepass")
+        blob = np.concatenate([old, np.frombuffer(b"\n" + new if len(old) and new else new, np.uint8)])
+        if self.hashes is not None:
+            old_hashes, old_ids = np.asarray(self.hashes), np.asarray(self.previous.a["vocab_ids"])
+        else:
+            words = list(self.decoded) if self.decoded else []
+            old_hashes = np.fromiter((_word_hash(w) for w in words), np.int64, len(words))
+            old_ids = np.fromiter((self.decoded[w] for w in words), np.int64, len(words))
+        hashes = np.concatenate([old_hashes, np.fromiter((_word_hash(w) for w in self.added), np.int64,
+                                                         len(self.added))])
+        ids = np.concatenate([old_ids, np.fromiter(self.added.values(), np.int64, len(self.added))])
+        order = np.argsort(hashes, kind="stable")
+        return {"vocab": blob, "vocab_hash": hashes[order], "vocab_ids": ids[order]}
+
+
+_PARTS = ("spans", "sentences", "word_lens", "word_ids", "name_lens", "name_ids", "doc_lens", "doc_ids")
+
+
 def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -> int:
     """Read every text of at least MIN_CHARS characters and write the table into ``directory``; return how many.
     ``previous``: the last generation's table, whose readings of unchanged texts are taken over as they are stored
-    (their arrays copied, never decoded: an incremental build reads only what changed; the vocabulary keeps the
+    (their arrays copied in runs, never decoded: an incremental build reads only what changed; the vocabulary keeps the
     previous one's words in their places and adds new ones after them)."""
-    vocab: dict[str, int] = {w: i for i, w in enumerate(previous.vocab)} if previous is not None else {}
+    vocab = _Vocabulary(previous)
     keys: list[bytes] = []
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("spans", "sentences", "word_lens", "word_ids", "name_lens",
-                                                          "name_ids", "doc_lens", "doc_ids")}
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in _PARTS}
+    run: list[int] = []  # consecutive rows of the previous table, copied at once
 
     def ids(found: Iterable[str]) -> np.ndarray:
-        return np.fromiter((vocab.setdefault(w, len(vocab)) for w in sorted(found)), np.int32)
+        return np.fromiter((vocab.id(w) for w in sorted(found)), np.int32)
+
+    def flush() -> None:
+        if run:
+            for name, array in previous.arrays_of(run[0], run[-1] + 1).items():
+                parts[name].append(array)
+            run.clear()
 
     for text in dict.fromkeys(t for t in texts if len(t) >= MIN_CHARS):
         key = _key(text)
         keys.append(key)
         row = previous.rows.get(key) if previous is not None else None
-        got = previous.arrays_of(row) if row is not None else None
-        if got is None:
-            reading = read(text)
-            word_sets = [ids(found) for _, _, found in reading.sentences]
-            name_sets = [ids(found) for found in reading.names]
-            doc = ids(reading.words)
-            got = {"spans": np.array([(s, e) for s, e, _ in reading.sentences], np.int32).reshape(-1, 2),
-                   "word_lens": np.array([len(w) for w in word_sets], np.int64),
-                   "word_ids": np.concatenate(word_sets) if word_sets else np.zeros(0, np.int32),
-                   "name_lens": np.array([len(w) for w in name_sets], np.int64),
-                   "name_ids": np.concatenate(name_sets) if name_sets else np.zeros(0, np.int32),
-                   "doc_ids": doc}
-        for name in ("spans", "word_lens", "word_ids", "name_lens", "name_ids", "doc_ids"):
+        if row is not None:
+            if run and row != run[-1] + 1:
+                flush()
+            run.append(row)
+            continue
+        flush()
+        reading = read(text)
+        word_sets = [ids(found) for _, _, found in reading.sentences]
+        name_sets = [ids(found) for found in reading.names]
+        doc = ids(reading.words)
+        got = {"spans": np.array([(s, e) for s, e, _ in reading.sentences], np.int32).reshape(-1, 2),
+               "sentences": np.array([len(reading.sentences)], np.int64),
+               "word_lens": np.array([len(w) for w in word_sets], np.int64),
+               "word_ids": np.concatenate(word_sets) if word_sets else np.zeros(0, np.int32),
+               "name_lens": np.array([len(w) for w in name_sets], np.int64),
+               "name_ids": np.concatenate(name_sets) if name_sets else np.zeros(0, np.int32),
+               "doc_lens": np.array([len(doc)], np.int64), "doc_ids": doc}
+        for name in _PARTS:
             parts[name].append(got[name])
-        parts["sentences"].append(np.array([len(got["spans"])], np.int64))
-        parts["doc_lens"].append(np.array([len(got["doc_ids"])], np.int64))
+    flush()
 
     def joined(name: str, dtype: type, width: int = 0) -> np.ndarray:
         empty = np.zeros((0, width) if width else 0, dtype)
@@ -110,8 +169,7 @@ def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -
               "word_ids": joined("word_ids", np.int32), "name_off": offsets("name_lens"),
               "name_ids": joined("name_ids", np.int32), "doc_off": offsets("doc_lens"),
               "doc_ids": joined("doc_ids", np.int32)}
-    np.savez(directory / FILE, fingerprint=np.frombuffer(fingerprint().encode(), np.uint8),
-             vocab=np.frombuffer("\n".join(vocab).encode("utf-8", "surrogatepass"), np.uint8), **arrays)
+    np.savez(directory / FILE, fingerprint=np.frombuffer(fingerprint().encode(), np.uint8), **vocab.arrays(), **arrays)
     return len(keys)
 
 
@@ -142,21 +200,22 @@ class Table:
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.vocab = _Words(arrays["vocab"])
         self.rows = {bytes(k): i for i, k in enumerate(arrays["keys"])}
-        self.a = {k: v for k, v in arrays.items() if k not in ("vocab", "fingerprint", "keys")}
+        self.a = {k: v for k, v in arrays.items() if k not in ("vocab", "fingerprint", "keys")}  # vocab_hash/_ids too
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def arrays_of(self, row: int) -> dict[str, np.ndarray]:
-        """One text's stored reading as arrays (its sentences' spans, word and name ids per sentence with their
-        counts, its own words), in this table's vocabulary."""
+    def arrays_of(self, first: int, last: int) -> dict[str, np.ndarray]:
+        """The stored readings of rows ``first`` to ``last`` (excluded) as arrays, in this table's vocabulary: their
+        sentences' spans, word and name ids per sentence with their counts, each text's sentence count and own words."""
         a = self.a
-        first, last = int(a["sent_off"][row]), int(a["sent_off"][row + 1])
-        word_off, name_off = a["word_off"][first:last + 1], a["name_off"][first:last + 1]
-        return {"spans": a["spans"][first:last], "word_lens": np.diff(word_off),
-                "word_ids": a["word_ids"][word_off[0]:word_off[-1]], "name_lens": np.diff(name_off),
-                "name_ids": a["name_ids"][name_off[0]:name_off[-1]],
-                "doc_ids": a["doc_ids"][int(a["doc_off"][row]):int(a["doc_off"][row + 1])]}
+        start, end = int(a["sent_off"][first]), int(a["sent_off"][last])
+        word_off, name_off = a["word_off"][start:end + 1], a["name_off"][start:end + 1]
+        doc_off = a["doc_off"][first:last + 1]
+        return {"spans": a["spans"][start:end], "sentences": np.diff(a["sent_off"][first:last + 1]),
+                "word_lens": np.diff(word_off), "word_ids": a["word_ids"][word_off[0]:word_off[-1]],
+                "name_lens": np.diff(name_off), "name_ids": a["name_ids"][name_off[0]:name_off[-1]],
+                "doc_lens": np.diff(doc_off), "doc_ids": a["doc_ids"][doc_off[0]:doc_off[-1]]}
 
     def get(self, text: str) -> Reading | None:
         if len(text) < MIN_CHARS:
