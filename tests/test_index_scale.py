@@ -17,21 +17,28 @@ QUERIES = ["slavery plantation master", "the tariff and the revenue", "Congress 
            "Pacific railroad bill passed", "freedom of speech"]
 
 
-def test_bm25_from_kept_counts_scores_as_a_whole_build():
+def test_bm25_from_kept_postings_scores_as_a_whole_build(tmp_path):
     docs = small_docs(per_file=3, chars=1200)
     chunks = [tokenize(d["content"][i:i + 300]) for d in docs for i in range(0, 1200, 300)]
-    old = BM25Index.build(chunks)
-    # the new collection: the first document's chunks changed, the second's gone, a new one at the end
+    BM25Index.build(chunks).save(tmp_path)
+    old = BM25Index.load(tmp_path)  # mapped, as an incremental build reads it
+    # the new collection: the first document's first chunk changed, the second document gone, a new chunk at the end
     changed = [tokenize("The Pacific railroad bill passed both houses in a night.")] + chunks[1:4]
     new_chunks = changed + chunks[8:] + [tokenize("A wholly new document about the tariff on wool.")]
-    order = np.array([-1, 1, 2, 3, *range(8, len(chunks)), -2], dtype=np.int64)
-    fresh = [changed[0], new_chunks[-1]]
-    assembled = BM25Index.assemble(old, order, fresh)
+    remap = np.full(len(chunks), -1, dtype=np.int64)
+    remap[1:4] = [1, 2, 3]
+    remap[8:] = np.arange(4, 4 + len(chunks) - 8)
+    new_rows = np.array([0, len(new_chunks) - 1])
+    assembled = old.assemble(remap, new_rows, [changed[0], new_chunks[-1]], len(new_chunks))
     whole = BM25Index.build(new_chunks)
-    assert set(assembled.vocabulary) == set(whole.vocabulary)  # the gone document's own words are gone
-    for query in QUERIES:
+    for query in QUERIES + ["wool tariff railroad", "zzzunknown"]:
         assert np.allclose(assembled.scores(query), whole.scores(query), rtol=1e-6, atol=1e-7), query
     assert assembled.scores("railroad").argmax() == 0 and assembled.scores("wool").argmax() == len(new_chunks) - 1
+    (tmp_path / "again").mkdir()
+    assembled.save(tmp_path / "again")  # written and read back, as the next build and the workers read it
+    again = BM25Index.load(tmp_path / "again")
+    assert all(np.array_equal(again.scores(q), assembled.scores(q)) for q in QUERIES)
+    assert "wool" in again.vocabulary and "railroad" in again.vocabulary and "zzzunknown" not in again.vocabulary
 
 
 @pytest.fixture
@@ -100,16 +107,21 @@ def test_a_collection_grown_past_what_its_index_learned_is_trained_again():
 def test_the_generation_records_its_files_and_a_damaged_counts_file_is_named(approximate):
     with approximate.app_context():
         directory = service.get_index().directory
-    assert "bm25_tf.npz" in gen.read_manifest(directory)["files"]
-    with open(directory / "bm25_tf.npz", "r+b") as fh:
+    assert "bm25_postings.npz" in gen.read_manifest(directory)["files"]
+    with open(directory / "bm25_postings.npz", "r+b") as fh:
         fh.seek(100)
         fh.write(b"\0\0\0\0")
-    assert [d.file for d in gen.check(directory, full=True)] == ["bm25_tf.npz"]
+    assert [d.file for d in gen.check(directory, full=True)] == ["bm25_postings.npz"]
 
 
 def _as_written_before(directory):
-    """Turn a generation into the layout written before issue 43: chunks.jsonl, no mapped rows, terms or counts."""
+    """Turn a generation into the layout written before issue 43: chunks.jsonl, and BM25 as weights with a JSON
+    vocabulary (the same scores), no mapped rows or postings."""
     import json
+
+    from scipy import sparse
+
+    from historian_blueprint.index import bm25
 
     rows = gen.read_rows(directory)
     with open(directory / "chunks.jsonl", "w", encoding="utf-8") as fh:
@@ -117,10 +129,21 @@ def _as_written_before(directory):
             fh.write(json.dumps([rows.source_ids[i], rows.ordinals[i], rows.starts[i], rows.ends[i],
                                  rows.locators[i], rows.texts[i]], ensure_ascii=False) + "\n")
     del rows
-    for name in ("rows.npy", "texts.bin", "locators.bin", "bm25_terms.npy", "bm25_tf.npz"):
+    index = BM25Index.load(directory)
+    indptr, row_ids = np.asarray(index.indptr), np.asarray(index.rows)
+    columns = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    tf = np.asarray(index.tfs, dtype=np.float64)
+    norm = bm25.K1 * (1 - bm25.B + bm25.B * np.asarray(index.lengths, np.float64)[row_ids] / index.avgdl)
+    values = (index.idf[columns] * tf * (bm25.K1 + 1) / (tf + norm)).astype(np.float32)
+    sparse.save_npz(directory / "bm25.npz", sparse.csc_matrix((values, (row_ids, columns)),
+                                                                shape=(len(index), len(indptr) - 1)))
+    (directory / "bm25_vocab.json").write_text(json.dumps({w: i for i, w in enumerate(index.vocabulary)}))
+    del index
+    for name in ("rows.npy", "texts.bin", "locators.bin", *bm25.FILES):
         (directory / name).unlink()
     manifest = gen.read_manifest(directory)
     manifest.pop("rows")
+    manifest.pop("words")
     manifest["files"] = {c.name: {"size": c.stat().st_size, "sha256": gen.digest(c)}
                          for c in sorted(directory.iterdir()) if c.name != "manifest.json"}
     (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -136,7 +159,7 @@ def test_a_generation_written_before_still_serves_and_is_built_on(tmp_path):
     app = make_plain_app(tmp_path)  # a fresh process: nothing loaded yet
     with app.app_context():
         loaded = service.get_index()
-        assert isinstance(loaded.rows, gen.ChunkRows) and isinstance(loaded.bm25.vocabulary, dict)
+        assert isinstance(loaded.rows, gen.ChunkRows) and not isinstance(loaded.bm25, BM25Index)
         assert [h.text for h in service.retrieve("slavery plantation master", top_k=5)] == before
         store = get_store()
         doc = store.documents.find_one({})
@@ -146,4 +169,5 @@ def test_a_generation_written_before_still_serves_and_is_built_on(tmp_path):
     with app.app_context():
         loaded = service.get_index()
         assert isinstance(loaded.rows, gen.MappedRows) and loaded.rows.problems() is None
+        assert isinstance(loaded.bm25, BM25Index)
         assert [h.text for h in service.retrieve("slavery plantation master", top_k=5)] == before

@@ -101,7 +101,7 @@ DAMAGE = {
     "texts.bin truncated": ("texts.bin", truncate),
     "rows.npy truncated": ("rows.npy", truncate),
     "vectors.npy truncated": ("vectors.npy", truncate),
-    "bm25.npz truncated": ("bm25.npz", truncate),
+    "bm25_postings.npz truncated": ("bm25_postings.npz", truncate),
     "manifest.json garbage": ("manifest.json", garbage),
     "documents.json deleted": ("documents.json", Path.unlink),
     "faiss.index noise": ("faiss.index", noise_in_place),

@@ -1,8 +1,17 @@
-"""BM25 over chunks as a sparse matrix: the scores of rank-bm25's ``BM25Okapi``, computed fast.
+"""BM25 over chunks from each term's postings: the scores of rank-bm25's ``BM25Okapi``, computed fast.
 
-rank-bm25 scores each query term with a Python loop over every document, which costs hundreds of
-milliseconds at ~90,000 chunks; here the per-(term, chunk) weights are precomputed once into a CSC
-matrix and a query is a sparse column slice and sum.
+rank-bm25 scores each query term with a Python loop over every document, which costs hundreds of milliseconds at
+~90,000 chunks. Here each term's postings (the chunks that hold it, and how often: a CSC matrix, chunks x terms) and
+each chunk's length are kept; a query reads its terms' postings and weighs them (idf, length-normalized tf) as it
+goes, so nothing has to be recomputed when the collection changes. An incremental build takes the postings of
+unchanged chunks over (``assemble``: rows renumbered, the changed and deleted documents' taken out, the new ones'
+added) and tokenizes only the changed documents' chunks.
+
+A generation holds ``bm25_postings.npz`` (indptr, rows, tfs, lengths, and where each term ends in the terms file),
+``bm25_words.bin`` (the terms, one a line: a term's column is its line) and ``bm25_terms.npy`` (each term's 64-bit
+hash and column, by hash): a serving worker maps all three and looks a query's terms up by hash, so a million chunks'
+terms (millions with OCR noise) cost it nothing until asked for. Generations written before issue 43 hold the weights
+(``bm25.npz``) and a JSON vocabulary; they are read as they were (``WeightedBM25``).
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -21,10 +31,9 @@ from historian_blueprint.resources import mapped_npz
 from historian_blueprint.text.words import tokenize
 
 K1, B, EPSILON = 1.5, 0.75, 0.25
-
-
-TF_FILE = "bm25_tf.npz"  # each chunk's term counts: what an incremental build keeps of unchanged documents
-TERMS_FILE = "bm25_terms.npy"  # (hash, column) of every term, by hash: a worker's vocabulary, memory-mapped
+POSTINGS_FILE, WORDS_FILE, TERMS_FILE = "bm25_postings.npz", "bm25_words.bin", "bm25_terms.npy"
+FILES = (POSTINGS_FILE, WORDS_FILE, TERMS_FILE)
+LEGACY_FILES = ("bm25.npz", "bm25_vocab.json")
 
 
 def term_hash(term: str) -> int:
@@ -33,17 +42,39 @@ def term_hash(term: str) -> int:
                           signed=True)
 
 
-class HashedTerms(Mapping):
-    """The vocabulary as a sorted (hash, column) table, memory-mapped: a million chunks' terms (millions with OCR
-    noise) cost a worker nothing until a query looks one up."""
+class Terms(Mapping):
+    """Term -> column, from the terms in column order (a blob, one a line, ``ends`` where each ends) and a table of
+    (hash, column) sorted by hash: a term is found by its hash and checked against its line, so no term is decoded
+    or held until a query asks for it. ``added`` holds the terms a build adds after them."""
 
-    def __init__(self, table: np.ndarray) -> None:
-        self.table = table
+    def __init__(self, blob: Any, ends: np.ndarray, table: np.ndarray) -> None:
+        self.blob, self.ends, self.table = blob, ends, table
+        self.added: dict[str, int] = {}
+
+    @classmethod
+    def of(cls, words: Sequence[str]) -> Terms:
+        encoded = [w.encode("utf-8", "surrogatepass") + b"\n" for w in words]
+        ends = np.cumsum([len(e) for e in encoded], dtype=np.int64) if encoded else np.zeros(0, np.int64)
+        hashes = np.fromiter((term_hash(w) for w in words), np.int64, len(words))
+        order = np.argsort(hashes, kind="stable")
+        table = np.stack([hashes[order], order.astype(np.int64)], axis=1) if len(words) else np.zeros((0, 2), np.int64)
+        return cls(np.frombuffer(b"".join(encoded), np.uint8), ends, table)
+
+    def word(self, column: int) -> str:
+        start = int(self.ends[column - 1]) if column else 0
+        return bytes(self.blob[start:int(self.ends[column]) - 1]).decode("utf-8", "surrogatepass")
 
     def _find(self, term: str) -> int | None:
+        found = self.added.get(term)
+        if found is not None:
+            return found
         key = term_hash(term)
-        at = int(np.searchsorted(self.table[:, 0], key))
-        return int(self.table[at, 1]) if at < len(self.table) and int(self.table[at, 0]) == key else None
+        at = int(np.searchsorted(self.table[:, 0], key)) if len(self.table) else 0
+        while at < len(self.table) and int(self.table[at, 0]) == key:  # a hash two terms share is told apart
+            if self.word(int(self.table[at, 1])) == term:
+                return int(self.table[at, 1])
+            at += 1
+        return None
 
     def __getitem__(self, term: str) -> int:
         found = self._find(term)
@@ -55,87 +86,164 @@ class HashedTerms(Mapping):
         return isinstance(term, str) and self._find(term) is not None
 
     def __len__(self) -> int:
-        return len(self.table)
+        return len(self.ends) + len(self.added)
 
     def __iter__(self) -> Iterator[str]:
-        raise TypeError("a hashed vocabulary cannot list its terms (the JSON vocabulary can)")
+        for column in range(len(self.ends)):
+            yield self.word(column)
+        yield from self.added
+
+    def column(self, term: str) -> int:
+        """The term's column, a new one after the others when it is new."""
+        found = self._find(term)
+        if found is None:
+            found = self.added[term] = len(self)
+        return found
+
+    def save(self, directory: Path) -> np.ndarray:
+        """Write the terms file and the hash table with the added terms after the others; return every term's end."""
+        new = [w.encode("utf-8", "surrogatepass") + b"\n" for w in self.added]
+        with open(directory / WORDS_FILE, "wb") as fh:
+            fh.write(memoryview(np.asarray(self.blob, dtype=np.uint8)).tobytes() if len(self.ends) else b"")
+            fh.write(b"".join(new))
+        base = int(self.ends[-1]) if len(self.ends) else 0
+        ends = np.concatenate([np.asarray(self.ends, np.int64),
+                               base + np.cumsum([len(e) for e in new], dtype=np.int64)]) if new else \
+            np.asarray(self.ends, np.int64)
+        hashes = np.concatenate([np.asarray(self.table[:, 0]),
+                                 np.fromiter((term_hash(w) for w in self.added), np.int64, len(self.added))])
+        columns = np.concatenate([np.asarray(self.table[:, 1]), np.fromiter(self.added.values(), np.int64,
+                                                                            len(self.added))])
+        order = np.argsort(hashes, kind="stable")
+        np.save(directory / TERMS_FILE, np.stack([hashes[order], columns[order]], axis=1).reshape(-1, 2))
+        return ends
 
 
 class BM25Index:
-    """BM25Okapi (k1=1.5, b=0.75, epsilon=0.25) over tokenized chunks.
+    """BM25Okapi (k1=1.5, b=0.75, epsilon=0.25) over tokenized chunks, from postings (see the module)."""
 
-    ``tf`` (chunks x terms, CSR) holds each chunk's term counts; ``weights`` (CSC) what a query sums, made from them
-    at build time. An incremental build takes the counts of unchanged chunks over (``assemble``) and tokenizes only the
-    changed documents' chunks."""
+    def __init__(self, indptr: np.ndarray, rows: np.ndarray, tfs: np.ndarray, lengths: np.ndarray,
+                 vocabulary: Terms) -> None:
+        self.indptr, self.rows, self.tfs, self.lengths, self.vocabulary = indptr, rows, tfs, lengths, vocabulary
+        n = len(lengths)
+        df = np.diff(np.asarray(indptr)).astype(np.float64)
+        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+        held = df > 0  # a term no chunk holds any more (an incremental build keeps its column) weighs nothing
+        if held.any():
+            average = idf[held].mean()
+            idf[held & (idf < 0)] = EPSILON * average
+        self.idf = idf
+        self._lengths = np.asarray(lengths, dtype=np.float64)  # read per query term
+        total = float(np.asarray(lengths, dtype=np.float64).sum()) if n else 0.0
+        self.avgdl = total / n if n and total else 1.0
 
-    def __init__(self, weights: sparse.csc_matrix, vocabulary: dict[str, int],
-                 tf: sparse.csr_matrix | None = None) -> None:
-        self.weights = weights
-        self.vocabulary = vocabulary
-        self.tf = tf
+    def __len__(self) -> int:
+        return len(self.lengths)
 
     @staticmethod
-    def counts(token_lists: Iterable[Sequence[str]], vocabulary: dict[str, int]) -> sparse.csr_matrix:
-        """The chunks' term counts as a CSR matrix, new terms added to ``vocabulary`` (in place)."""
-        indptr, cols, tfs = array("q", [0]), array("i"), array("i")  # compact: a million chunks hold ~60M counts
+    def _counts(token_lists: Iterable[Sequence[str]], terms: Terms) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """The chunks' term counts (chunks x terms, CSR) and lengths, new terms added to ``terms``."""
+        indptr, cols, tfs, lengths = array("q", [0]), array("i"), array("i"), array("i")
         for tokens in token_lists:
             counted = Counter(tokens)
-            cols.extend(vocabulary.setdefault(term, len(vocabulary)) for term in counted)
+            cols.extend(terms.column(term) for term in counted)
             tfs.extend(counted.values())
             indptr.append(len(cols))
-        return sparse.csr_matrix((np.frombuffer(tfs, np.int32), np.frombuffer(cols, np.int32),
-                                  np.frombuffer(indptr, np.int64)), shape=(len(indptr) - 1, len(vocabulary)))
+            lengths.append(len(tokens))
+        counts = sparse.csr_matrix((np.frombuffer(tfs, np.int32), np.frombuffer(cols, np.int32),
+                                    np.frombuffer(indptr, np.int64)), shape=(len(indptr) - 1, len(terms)))
+        return counts, np.frombuffer(lengths, np.int32).copy()
 
     @classmethod
     def build(cls, token_lists: Iterable[Sequence[str]]) -> BM25Index:
         """Build the index from each chunk's tokens (read once: a generator keeps one chunk's in memory)."""
-        vocabulary: dict[str, int] = {}
-        return cls.from_counts(cls.counts(token_lists, vocabulary), vocabulary)
+        terms = Terms.of([])
+        counts, lengths = cls._counts(token_lists, terms)
+        postings = counts.tocsc()
+        return cls(postings.indptr.astype(np.int64), postings.indices.astype(np.int32),
+                   postings.data.astype(np.uint16), lengths, terms)
 
-    @classmethod
-    def assemble(cls, previous: BM25Index, order: np.ndarray, token_lists: Sequence[Sequence[str]]) -> BM25Index:
-        """An index of the previous index's chunks ``order[i] >= 0`` (that row of it) and of new chunks
-        (``order[i] == -1 - j``: ``token_lists[j]``), in that order; terms no chunk has any more are dropped."""
-        vocabulary = dict(previous.vocabulary)
-        fresh = cls.counts(token_lists, vocabulary)
-        old = previous.tf
-        width = len(vocabulary)
-        old = sparse.csr_matrix((old.data, old.indices, old.indptr), shape=(old.shape[0], width))
-        fresh = sparse.csr_matrix((fresh.data, fresh.indices, fresh.indptr), shape=(fresh.shape[0], width))
-        stacked = sparse.vstack([old, fresh], format="csr")
-        rows = np.where(order >= 0, order, old.shape[0] + (-1 - order)).astype(np.int64)
-        tf = stacked[rows]
-        used = np.bincount(tf.indices, minlength=width) > 0
-        if not used.all():  # renumber the terms still used, in their order
-            new_id = np.cumsum(used) - 1
-            tf = sparse.csr_matrix((tf.data, new_id[tf.indices].astype(np.int32), tf.indptr),
-                                   shape=(tf.shape[0], int(used.sum())))
-            vocabulary = {term: int(new_id[i]) for term, i in vocabulary.items() if used[i]}
-        return cls.from_counts(tf, vocabulary)
-
-    @classmethod
-    def from_counts(cls, tf: sparse.csr_matrix, vocabulary: dict[str, int]) -> BM25Index:
-        """The weights of term counts (chunks x terms)."""
-        tf = tf.tocsr()
-        n = tf.shape[0]
-        lengths = np.asarray(tf.sum(axis=1), dtype=np.float64).ravel()
-        row_idx = np.repeat(np.arange(n, dtype=np.int64), np.diff(tf.indptr))
-        col = tf.indices.astype(np.int64)
-        counts = tf.data.astype(np.float64)
-        df = np.bincount(col, minlength=len(vocabulary)).astype(np.float64)
-        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
-        if len(idf):
-            average = idf.mean()
-            idf[idf < 0] = EPSILON * average
-        avgdl = lengths.mean() if n and lengths.sum() else 1.0
-        norm = K1 * (1 - B + B * lengths[row_idx] / avgdl)
-        values = idf[col] * counts * (K1 + 1) / (counts + norm)
-        weights = sparse.csr_matrix((values.astype(np.float32), tf.indices, tf.indptr),
-                                    shape=(n, len(vocabulary))).tocsc()
-        return cls(weights, vocabulary, tf)
+    def assemble(self, remap: np.ndarray, new_rows: np.ndarray, token_lists: Sequence[Sequence[str]],
+                 size: int) -> BM25Index:
+        """This index's chunks in a generation of ``size`` chunks: ``remap`` gives each of its rows its new row (-1:
+        gone), ``new_rows`` the rows of new chunks whose tokens are ``token_lists``; nothing is tokenized again."""
+        terms = Terms(self.vocabulary.blob, self.vocabulary.ends, self.vocabulary.table)
+        terms.added = dict(self.vocabulary.added)
+        counts, new_lengths = self._counts(token_lists, terms)
+        coo = counts.tocoo()
+        width = len(terms)
+        new_cols, new_row_ids, new_tfs = coo.col.astype(np.int64), np.asarray(new_rows)[coo.row], coo.data
+        old_indptr = np.asarray(self.indptr, dtype=np.int64)
+        moved = np.asarray(remap, dtype=np.int64)[np.asarray(self.rows)]
+        keep = moved >= 0
+        kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        kept = np.zeros(width, np.int64)
+        kept[:len(old_indptr) - 1] = kept_before[old_indptr[1:]] - kept_before[old_indptr[:-1]]
+        added = np.bincount(new_cols, minlength=width).astype(np.int64)
+        indptr = np.concatenate([[0], np.cumsum(kept + added)]).astype(np.int64)
+        rows = np.empty(int(indptr[-1]), np.int32)
+        tfs = np.empty(int(indptr[-1]), np.uint16)
+        # a kept posting moves up by the new postings of the terms before its own
+        shift = np.concatenate([[0], np.cumsum(added)])[:-1]
+        at = np.arange(int(keep.sum()), dtype=np.int64) + np.repeat(shift, kept)
+        rows[at], tfs[at] = moved[keep], np.asarray(self.tfs)[keep]
+        order = np.lexsort((new_row_ids, new_cols))
+        cols_sorted = new_cols[order]
+        rank = np.arange(len(order)) - np.searchsorted(cols_sorted, cols_sorted)
+        at = indptr[cols_sorted] + kept[cols_sorted] + rank
+        rows[at], tfs[at] = new_row_ids[order], new_tfs[order]
+        lengths = np.zeros(size, np.int32)
+        survivors = np.flatnonzero(np.asarray(remap) >= 0)
+        lengths[np.asarray(remap)[survivors]] = np.asarray(self.lengths)[survivors]
+        lengths[np.asarray(new_rows)] = new_lengths
+        return BM25Index(indptr, rows, tfs, lengths, terms)
 
     def scores(self, query: str | Sequence[str]) -> np.ndarray:
-        """Return one BM25 score per chunk (repeated query terms count again, as in rank-bm25)."""
+        """One BM25 score per chunk (repeated query terms count again, as in rank-bm25)."""
+        tokens = tokenize(query) if isinstance(query, str) else list(query)
+        counts = Counter(self.vocabulary[t] for t in tokens if t in self.vocabulary)
+        out = np.zeros(len(self.lengths), dtype=np.float32)
+        for column, times in counts.items():
+            start, end = int(self.indptr[column]), int(self.indptr[column + 1])
+            if start == end:
+                continue
+            rows = np.asarray(self.rows[start:end], dtype=np.int64)
+            tf = np.asarray(self.tfs[start:end], dtype=np.float64)
+            norm = K1 * (1 - B + B * self._lengths[rows] / self.avgdl)
+            weights = (self.idf[column] * tf * (K1 + 1) / (tf + norm)).astype(np.float32)
+            out[rows] += weights * np.float32(times)  # a chunk is once in a term's postings
+        return out
+
+    def save(self, directory: Path) -> None:
+        ends = self.vocabulary.save(directory)
+        np.savez(directory / POSTINGS_FILE, indptr=np.asarray(self.indptr, np.int64),
+                 rows=np.asarray(self.rows, np.int32), tfs=np.asarray(self.tfs, np.uint16),
+                 lengths=np.asarray(self.lengths, np.int32), word_ends=ends)
+
+    @classmethod
+    def load(cls, directory: Path) -> BM25Index | WeightedBM25:
+        """The index of a generation, its files memory-mapped (a serving worker shares them with the others, and an
+        incremental build reads from them only what it keeps); an earlier generation's weights read whole."""
+        if not (directory / POSTINGS_FILE).is_file():
+            return WeightedBM25.load(directory)
+        arrays = mapped_npz(directory / POSTINGS_FILE)
+        blob = np.memmap(directory / WORDS_FILE, dtype=np.uint8, mode="r") \
+            if (directory / WORDS_FILE).stat().st_size else np.zeros(0, np.uint8)
+        terms = Terms(blob, arrays["word_ends"], np.load(directory / TERMS_FILE, mmap_mode="r").reshape(-1, 2))
+        return cls(arrays["indptr"], arrays["rows"], arrays["tfs"], arrays["lengths"], terms)
+
+
+class WeightedBM25:
+    """A generation's BM25 as written before issue 43: per-(term, chunk) weights precomputed into a CSC matrix."""
+
+    def __init__(self, weights: sparse.csc_matrix, vocabulary: dict[str, int]) -> None:
+        self.weights = weights
+        self.vocabulary = vocabulary
+
+    def __len__(self) -> int:
+        return self.weights.shape[0]
+
+    def scores(self, query: str | Sequence[str]) -> np.ndarray:
         tokens = tokenize(query) if isinstance(query, str) else list(query)
         counts = Counter(self.vocabulary[t] for t in tokens if t in self.vocabulary)
         n = self.weights.shape[0]
@@ -145,43 +253,8 @@ class BM25Index:
         mult = np.fromiter(counts.values(), dtype=np.float32)
         return np.asarray(self.weights[:, cols] @ mult).ravel().astype(np.float32)
 
-    def save(self, directory: Path) -> None:
-        """Write the weights, the term counts, the vocabulary (JSON, for the next build) and the terms by hash (what a
-        serving worker maps instead of loading the vocabulary)."""
-        sparse.save_npz(directory / "bm25.npz", self.weights.tocsc(), compressed=False)
-        if self.tf is not None:
-            sparse.save_npz(directory / TF_FILE, self.tf, compressed=False)
-        hashes = np.fromiter((term_hash(t) for t in self.vocabulary), np.int64, len(self.vocabulary))
-        order = np.argsort(hashes, kind="stable")
-        table = np.stack([hashes[order], np.fromiter(self.vocabulary.values(), np.int64, len(hashes))[order]], axis=1)
-        if not len(table) or (np.diff(table[:, 0]) != 0).all():  # two terms of one hash: the JSON vocabulary serves
-            np.save(directory / TERMS_FILE, table.reshape(-1, 2))
-        (directory / "bm25_vocab.json").write_text(json.dumps(self.vocabulary), encoding="utf-8")
-
     @classmethod
-    def load(cls, directory: Path, *, mapped: bool = False) -> BM25Index:
-        """The index of a generation; ``mapped``: its weights and its terms by hash memory-mapped (a serving worker:
-        shared with the others, read as queries need them), else read whole with the JSON vocabulary (a build)."""
-        if mapped and (directory / TERMS_FILE).is_file():
-            arrays = mapped_npz(directory / "bm25.npz")
-            if str(arrays["format"].astype(str)) == "csc":
-                weights = sparse.csc_matrix((arrays["data"], arrays["indices"], arrays["indptr"]),
-                                            shape=tuple(int(n) for n in arrays["shape"]), copy=False)
-                return cls(weights, HashedTerms(np.load(directory / TERMS_FILE, mmap_mode="r")))
+    def load(cls, directory: Path) -> WeightedBM25:
         weights = sparse.load_npz(directory / "bm25.npz").tocsc()
         vocabulary = json.loads((directory / "bm25_vocab.json").read_text(encoding="utf-8"))
         return cls(weights, vocabulary)
-
-    @classmethod
-    def load_counts(cls, directory: Path) -> BM25Index | None:
-        """The index with its term counts, for an incremental build; None when the generation has no counts file
-        (written before it was kept) or it does not fit the vocabulary."""
-        if not (directory / TF_FILE).is_file():
-            return None
-        index = cls.load(directory)
-        tf = sparse.load_npz(directory / TF_FILE).tocsr()
-        if tf.shape != (index.weights.shape[0], len(index.vocabulary)):
-            return None
-        index.tf = tf
-        return index
-

@@ -98,23 +98,24 @@ def dense_index(vectors: np.ndarray, documents: dict[str, dict[str, Any]], setti
 
 def words_index(rows: gen.ChunkRows, documents: dict[str, dict[str, Any]], headers: dict[str, str],
                 previous: Previous | None) -> BM25Index:
-    """This generation's BM25: the kept documents' term counts taken over from the previous generation (when it kept
+    """This generation's BM25: the kept documents' postings taken over from the previous generation (when it has
     them), only the new and changed documents' chunks tokenized; else every chunk tokenized."""
-    old = BM25Index.load_counts(previous.directory) if previous is not None else None
-    if old is None:
+    old = BM25Index.load(previous.directory) if previous is not None else None
+    if not isinstance(old, BM25Index):  # a first build, or the previous generation keeps weights, not postings
         return BM25Index.build(tokenize(indexed_text(headers[s], t)) for s, t in zip(rows.source_ids, rows.texts))
-    order = np.empty(len(rows), np.int64)
+    remap = np.full(len(old), -1, dtype=np.int64)
+    new_rows: list[int] = []
     fresh: list[list[str]] = []
     for source_id, info in documents.items():
         start, end = info["rows"]
         if source_id in previous.kept:
             old_start, old_end = previous.documents[source_id]["rows"]
-            order[start:end] = np.arange(old_start, old_end)
+            remap[old_start:old_end] = np.arange(start, end)
             continue
         for row in range(start, end):
-            order[row] = -1 - len(fresh)
+            new_rows.append(row)
             fresh.append(tokenize(indexed_text(headers[source_id], rows.texts[row])))
-    return BM25Index.assemble(old, order, fresh)
+    return old.assemble(remap, np.asarray(new_rows, dtype=np.int64), fresh, len(rows))
 
 
 def reindex(
@@ -183,11 +184,9 @@ def reindex(
     counts["embedded_chunks"] = encoded.embedded
     counts["resumed_chunks"] = encoded.resumed
     counts["failed"] = len(errors)
-    previous = (Previous(old_dir, old_manifest, old_docs, set(keep))
-                if old_ok and old_manifest is not None and old_docs else None)
-    phases: dict[str, float] = {}
+    previous = Previous(old_dir, old_manifest, old_docs, set(keep)) if old_ok and old_manifest and old_docs else None
     number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
-                             previous_ok=old_ok, previous=previous, phases=phases)
+                             previous_ok=old_ok, previous=previous, phases=(phases := {}))
     counts["chunks"] = chunks
     checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
@@ -348,7 +347,7 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         "dense": dense,
         "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
         "context_header": settings.context_header,
-        "rows": "mapped", "index_type": dense_record["kind"], "dense_index": dense_record,
+        "rows": "mapped", "words": "postings", "index_type": dense_record["kind"], "dense_index": dense_record,
         "counts": {**counts, "chunks": len(rows_all)},
     }
     # the verifier's readings of whole documents (seconds per thousand): not in a words-only first generation,

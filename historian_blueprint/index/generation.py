@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from historian_blueprint.index import bm25
 from historian_blueprint.index.bm25 import BM25Index
 from historian_blueprint.index.rows import ChunkRows, MappedRows, read_rows, write_rows  # noqa: F401 - gen.read_rows
 from historian_blueprint.resources import file_digest
@@ -160,7 +161,8 @@ digest = file_digest  # a generation's files are checked by their SHA-256 (resou
 def required_files(manifest: dict[str, Any]) -> list[str]:
     """The files every generation of this manifest's kind has (a words-only one has no vectors)."""
     rows = ["rows.npy", "texts.bin", "locators.bin"] if manifest.get("rows") == "mapped" else ["chunks.jsonl"]
-    names = rows + ["documents.json", "bm25.npz", "bm25_vocab.json"]
+    words = list(bm25.FILES if manifest.get("words") == "postings" else bm25.LEGACY_FILES)
+    names = rows + ["documents.json"] + words
     return names + (["vectors.npy", "faiss.index"] if manifest.get("dense", True) else [])
 
 

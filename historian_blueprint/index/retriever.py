@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from historian_blueprint.index import dense, generation as gen
+from historian_blueprint.index import bm25
 from historian_blueprint.index.bm25 import BM25Index
 from historian_blueprint.text import readings
 from historian_blueprint.text.names import is_initialism, name_words, names
@@ -92,8 +93,8 @@ class LoadedIndex:
             self.vectors = gen.read_vectors(directory) if self.dense else None
         with gen.reading(directory, "faiss.index"):
             self.faiss = dense.read(directory / "faiss.index", shared=True) if self.dense else None
-        with gen.reading(directory, "bm25.npz"):
-            self.bm25 = BM25Index.load(directory, mapped=True)
+        with gen.reading(directory, bm25.POSTINGS_FILE if self.manifest.get("words") == "postings" else "bm25.npz"):
+            self.bm25 = BM25Index.load(directory)
         self.readings = readings.load(directory)  # the verifier's sentences of each document, made at index time
         self._check_agreement()
         infos = list(self.documents.values())
@@ -112,8 +113,9 @@ class LoadedIndex:
             where = ("vectors.npy", f"{len(self.vectors)} vectors for {len(rows)} chunks")
         elif self.faiss is not None and self.faiss.ntotal != len(rows):
             where = ("faiss.index", f"{self.faiss.ntotal} entries for {len(rows)} chunks")
-        elif self.bm25.weights.shape[0] != len(rows):
-            where = ("bm25.npz", f"{self.bm25.weights.shape[0]} rows for {len(rows)} chunks")
+        elif len(self.bm25) != len(rows):
+            where = (bm25.POSTINGS_FILE if isinstance(self.bm25, BM25Index) else "bm25.npz",
+                     f"{len(self.bm25)} rows for {len(rows)} chunks")
         elif isinstance(rows, gen.ChunkRows) and not set(rows.source_ids) <= set(self.documents):
             where = ("documents.json", "chunks name documents it does not list")
         elif (problem := rows.problems()) is not None:
