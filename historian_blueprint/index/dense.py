@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 KINDS = ("auto", "flat", "ivf", "hnsw")
-TRAIN_PER_LIST = 64   # training vectors per list (a deterministic sample of the collection)
+TRAIN_PER_LIST = 40   # training vectors per list (a deterministic sample; FAISS asks for at least 39)
 REFIT_GROWTH = 4.0    # an IVF index trained on n rows is trained again past this many times n
 
 
