@@ -34,6 +34,8 @@ K1, B, EPSILON = 1.5, 0.75, 0.25
 POSTINGS_FILE, WORDS_FILE, TERMS_FILE = "bm25_postings.npz", "bm25_words.bin", "bm25_terms.npy"
 FILES = (POSTINGS_FILE, WORDS_FILE, TERMS_FILE)
 LEGACY_FILES = ("bm25.npz", "bm25_vocab.json")
+_KNOWN = 200_000  # terms a Terms remembers having looked up
+_UNSEEN = object()
 
 
 def term_hash(term: str) -> int:
@@ -44,12 +46,15 @@ def term_hash(term: str) -> int:
 
 class Terms(Mapping):
     """Term -> column, from the terms in column order (a blob, one a line, ``ends`` where each ends) and a table of
-    (hash, column) sorted by hash: a term is found by its hash and checked against its line, so no term is decoded
-    or held until a query asks for it. ``added`` holds the terms a build adds after them."""
+    hashes and columns (2 x terms) sorted by hash: a term is found by its hash and checked against its line, so no
+    term is decoded or held until a query asks for it. ``added`` holds the terms a build adds after them."""
 
     def __init__(self, blob: Any, ends: np.ndarray, table: np.ndarray) -> None:
-        self.blob, self.ends, self.table = blob, ends, table
+        self.blob, self.ends = blob, ends
+        # two contiguous rows (hashes, columns): searching a strided column would copy it on every lookup
+        self.hashes, self.columns = np.asarray(table[0]).view(np.ndarray), np.asarray(table[1]).view(np.ndarray)
         self.added: dict[str, int] = {}
+        self._known: dict[str, int | None] = {}  # terms looked up, found or not (cleared past _KNOWN)
 
     @classmethod
     def of(cls, words: Sequence[str]) -> Terms:
@@ -57,8 +62,7 @@ class Terms(Mapping):
         ends = np.cumsum([len(e) for e in encoded], dtype=np.int64) if encoded else np.zeros(0, np.int64)
         hashes = np.fromiter((term_hash(w) for w in words), np.int64, len(words))
         order = np.argsort(hashes, kind="stable")
-        table = np.stack([hashes[order], order.astype(np.int64)], axis=1) if len(words) else np.zeros((0, 2), np.int64)
-        return cls(np.frombuffer(b"".join(encoded), np.uint8), ends, table)
+        return cls(np.frombuffer(b"".join(encoded), np.uint8), ends, np.stack([hashes[order], order.astype(np.int64)]))
 
     def word(self, column: int) -> str:
         start = int(self.ends[column - 1]) if column else 0
@@ -68,13 +72,21 @@ class Terms(Mapping):
         found = self.added.get(term)
         if found is not None:
             return found
+        known = self._known.get(term, _UNSEEN)
+        if known is not _UNSEEN:
+            return known  # type: ignore[return-value]
         key = term_hash(term)
-        at = int(np.searchsorted(self.table[:, 0], key)) if len(self.table) else 0
-        while at < len(self.table) and int(self.table[at, 0]) == key:  # a hash two terms share is told apart
-            if self.word(int(self.table[at, 1])) == term:
-                return int(self.table[at, 1])
+        hashes = self.hashes
+        at = int(hashes.searchsorted(key))
+        while at < len(hashes) and int(hashes[at]) == key:  # a hash two terms share is told apart
+            if self.word(int(self.columns[at])) == term:
+                found = int(self.columns[at])
+                break
             at += 1
-        return None
+        if len(self._known) >= _KNOWN:
+            self._known.clear()
+        self._known[term] = found
+        return found
 
     def __getitem__(self, term: str) -> int:
         found = self._find(term)
@@ -110,12 +122,11 @@ class Terms(Mapping):
         ends = np.concatenate([np.asarray(self.ends, np.int64),
                                base + np.cumsum([len(e) for e in new], dtype=np.int64)]) if new else \
             np.asarray(self.ends, np.int64)
-        hashes = np.concatenate([np.asarray(self.table[:, 0]),
-                                 np.fromiter((term_hash(w) for w in self.added), np.int64, len(self.added))])
-        columns = np.concatenate([np.asarray(self.table[:, 1]), np.fromiter(self.added.values(), np.int64,
-                                                                            len(self.added))])
+        hashes = np.concatenate([self.hashes, np.fromiter((term_hash(w) for w in self.added), np.int64,
+                                                          len(self.added))])
+        columns = np.concatenate([self.columns, np.fromiter(self.added.values(), np.int64, len(self.added))])
         order = np.argsort(hashes, kind="stable")
-        np.save(directory / TERMS_FILE, np.stack([hashes[order], columns[order]], axis=1).reshape(-1, 2))
+        np.save(directory / TERMS_FILE, np.stack([hashes[order], columns[order]]))  # (2, terms): rows contiguous
         return ends
 
 
@@ -167,7 +178,8 @@ class BM25Index:
                  size: int) -> BM25Index:
         """This index's chunks in a generation of ``size`` chunks: ``remap`` gives each of its rows its new row (-1:
         gone), ``new_rows`` the rows of new chunks whose tokens are ``token_lists``; nothing is tokenized again."""
-        terms = Terms(self.vocabulary.blob, self.vocabulary.ends, self.vocabulary.table)
+        terms = Terms(self.vocabulary.blob, self.vocabulary.ends,
+                      np.stack([self.vocabulary.hashes, self.vocabulary.columns]))
         terms.added = dict(self.vocabulary.added)
         counts, new_lengths = self._counts(token_lists, terms)
         coo = counts.tocoo()
@@ -229,7 +241,7 @@ class BM25Index:
         arrays = mapped_npz(directory / POSTINGS_FILE)
         blob = np.memmap(directory / WORDS_FILE, dtype=np.uint8, mode="r") \
             if (directory / WORDS_FILE).stat().st_size else np.zeros(0, np.uint8)
-        terms = Terms(blob, arrays["word_ends"], np.load(directory / TERMS_FILE, mmap_mode="r").reshape(-1, 2))
+        terms = Terms(blob, arrays["word_ends"], np.load(directory / TERMS_FILE, mmap_mode="r").reshape(2, -1))
         return cls(arrays["indptr"], arrays["rows"], arrays["tfs"], arrays["lengths"], terms)
 
 

@@ -76,7 +76,10 @@ class _Vocabulary:
     def __init__(self, previous: Table | None) -> None:
         self.previous = previous
         self.base = len(previous.vocab) if previous is not None else 0
-        self.hashes = previous.a.get("vocab_hash") if previous is not None else None
+        hashes = previous.a.get("vocab_hash") if previous is not None else None
+        self.hashes = np.asarray(hashes).view(np.ndarray) if hashes is not None else None  # no memmap wrapping
+        self.ids = np.asarray(previous.a["vocab_ids"]).view(np.ndarray) if hashes is not None else None
+        self.known: dict[str, int | None] = {}  # each word looked up once
         self.decoded = ({w: i for i, w in enumerate(previous.vocab)}
                         if previous is not None and self.hashes is None else {})  # a table written before hashes
         self.added: dict[str, int] = {}
@@ -84,10 +87,16 @@ class _Vocabulary:
     def id(self, word: str) -> int:
         found = self.added.get(word, self.decoded.get(word))
         if found is None and self.hashes is not None and len(self.hashes):
-            at = int(np.searchsorted(self.hashes, _word_hash(word)))
-            if at < len(self.hashes) and int(self.hashes[at]) == _word_hash(word):
-                candidate = int(self.previous.a["vocab_ids"][at])
-                found = candidate if self.previous.vocab[candidate] == word else None  # a hash shared: not this word
+            if word in self.known:
+                found = self.known[word]
+            else:
+                key = _word_hash(word)
+                at = int(self.hashes.searchsorted(key))
+                while found is None and at < len(self.hashes) and int(self.hashes[at]) == key:
+                    candidate = int(self.ids[at])  # a hash two words share is told apart by the word
+                    found = candidate if self.previous.vocab[candidate] == word else None
+                    at += 1
+                self.known[word] = found
         if found is None:
             found = self.added[word] = self.base + len(self.added)
         return found
@@ -98,7 +107,7 @@ class _Vocabulary:
         new = "\n".join(self.added).encode("utf-8", "surrogatepass")
         blob = np.concatenate([old, np.frombuffer(b"\n" + new if len(old) and new else new, np.uint8)])
         if self.hashes is not None:
-            old_hashes, old_ids = np.asarray(self.hashes), np.asarray(self.previous.a["vocab_ids"])
+            old_hashes, old_ids = self.hashes, self.ids
         else:
             words = list(self.decoded) if self.decoded else []
             old_hashes = np.fromiter((_word_hash(w) for w in words), np.int64, len(words))
