@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from historian_blueprint.resources import mapped_npz
+from historian_blueprint.resources import mapped_npz, save_aligned_npz
 from historian_blueprint.text.words import tokenize
 
 K1, B, EPSILON = 1.5, 0.75, 0.25
@@ -228,7 +228,7 @@ class BM25Index:
 
     def save(self, directory: Path) -> None:
         ends = self.vocabulary.save(directory)
-        np.savez(directory / POSTINGS_FILE, indptr=np.asarray(self.indptr, np.int64),
+        save_aligned_npz(directory / POSTINGS_FILE, indptr=np.asarray(self.indptr, np.int64),
                  rows=np.asarray(self.rows, np.int32), tfs=np.asarray(self.tfs, np.uint16),
                  lengths=np.asarray(self.lengths, np.int32), word_ends=ends)
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from historian_blueprint.resources import mapped_npz
+from historian_blueprint.resources import mapped_npz, save_aligned_npz
 from historian_blueprint.text import spans, words
 from historian_blueprint.text.spans import claim_sentence_spans
 from historian_blueprint.text.words import content_words, name_words
@@ -178,7 +178,8 @@ def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -
               "word_ids": joined("word_ids", np.int32), "name_off": offsets("name_lens"),
               "name_ids": joined("name_ids", np.int32), "doc_off": offsets("doc_lens"),
               "doc_ids": joined("doc_ids", np.int32)}
-    np.savez(directory / FILE, fingerprint=np.frombuffer(fingerprint().encode(), np.uint8), **vocab.arrays(), **arrays)
+    save_aligned_npz(directory / FILE, fingerprint=np.frombuffer(fingerprint().encode(), np.uint8), **vocab.arrays(),
+                     **arrays)
     return len(keys)
 
 
