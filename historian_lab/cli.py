@@ -73,8 +73,11 @@ def emit(result: dict, as_json: bool) -> None:
               help="The encoder whose vectors the real pages get, and that encodes the questions.")
 @click.option("--asks", type=int, default=30, show_default=True, help="Whole asks timed per size.")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write the cost-against-size PNG here.")
+@click.option("--reuse-build", is_flag=True,
+              help="Keep each size's index and first-build figures from an earlier run (the row says when it was "
+                   "made); measure the incremental build and the workers again.")
 @json_option
-def bench_scale(workdir, data, sizes, encoder, asks, plot, as_json) -> None:
+def bench_scale(workdir, data, sizes, encoder, asks, plot, reuse_build, as_json) -> None:
     """Cost as the collection grows (10k, 100k, 1M chunks of the 1916 front pages and grown copies): build and 1%
     incremental build, disk, two serving workers' RSS/PSS, retrieval and ask p50/p95, recall@10 against exact."""
     from historian_lab.bench import scale as scale_bench
@@ -86,7 +89,7 @@ def bench_scale(workdir, data, sizes, encoder, asks, plot, as_json) -> None:
     if not wanted or min(wanted) < 100:
         raise click.BadParameter("each size is at least 100 chunks")
     emit(scale_bench.run(*paths(workdir, data), sizes=wanted, encoder=encoder, asks=asks,
-                         plot=Path(plot) if plot else None), as_json)
+                         plot=Path(plot) if plot else None, reuse_build=reuse_build), as_json)
 
 
 @bench.command("retrieval")

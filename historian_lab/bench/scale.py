@@ -25,7 +25,9 @@ import subprocess
 import sys
 import time
 import zlib
+from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -42,6 +44,7 @@ NOISE = 0.35          # a grown chunk's vector: a real one plus noise of this no
 RESPELL_ONE_IN = 5    # of a grown copy's words of four letters or more, those respelled
 CHANGED_SHARE = 0.01  # the incremental build: this share of the documents changed
 CHANGE_MARK = " [Scale benchmark edit.]"
+FIRST_BUILD = "first-build.json"  # a workspace's first build: when, its timings and counts
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
 
@@ -232,8 +235,10 @@ def _workers(root: Path, name: str, encoder: str, questions: list[str], asks: in
 
 
 def measure(root: Path, data: Path, size: int, questions: list[str], encoder: str, asks: int,
-            pages: list[dict[str, Any]], log: Any) -> dict[str, Any]:
-    """One row: build, 1% incremental build, size on disk, the workers' figures."""
+            pages: list[dict[str, Any]], log: Any, reuse_build: bool = False) -> dict[str, Any]:
+    """One row: build, 1% incremental build, size on disk, the workers' figures. ``reuse_build``: keep the index an
+    earlier run built for this size (and the figures of that first build, ``first-build.json``) instead of a new
+    first build; the row says when that build was made."""
     from historian_blueprint.index import service
 
     name = f"scale-{size}"
@@ -247,14 +252,25 @@ def measure(root: Path, data: Path, size: int, questions: list[str], encoder: st
     real = [d for d in docs if "~" not in d["_id"]]
     log(f"{name}: {len(docs)} documents ({len(real)} real pages); vectors of the real pages")
     base_s = base.cover([t for page in real for t in embedded_texts(page, settings)])
-    load_s = _load(app, docs)
-    log(f"{name}: store loaded in {load_s:.0f} s; full build")
     replay = Replay(model, base)
-    with app.app_context():  # a first build, from nothing: every document read, chunked, tokenized
-        shutil.rmtree(service.index_dir(app), ignore_errors=True)
-        get_store().meta.delete_one({"_id": gen.INDEX_META_ID})
-        full = builder.reindex(get_store(), service.index_dir(app), settings, embedder=replay, full=True)
-    log(f"{name}: full build {full.timings['total_s']:.0f} s; 1% change")
+    record = root / name / FIRST_BUILD
+    with app.app_context():
+        serving = gen.current_generation(get_store())
+    if reuse_build and record.is_file() and serving is not None:  # the first build an earlier run made and timed
+        made = json.loads(record.read_text(encoding="utf-8"))
+        full = SimpleNamespace(timings=made["timings"], counts=made["counts"])
+        log(f"{name}: the first build of {made['made_at']} ({full.timings['total_s']:.0f} s) kept; 1% change")
+    else:
+        load_s = _load(app, docs)
+        log(f"{name}: store loaded in {load_s:.0f} s; full build")
+        with app.app_context():  # a first build, from nothing: every document read, chunked, tokenized
+            shutil.rmtree(service.index_dir(app), ignore_errors=True)
+            get_store().meta.delete_one({"_id": gen.INDEX_META_ID})
+            full = builder.reindex(get_store(), service.index_dir(app), settings, embedder=replay, full=True)
+        made = {"made_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "timings": full.timings,
+                "counts": full.counts}
+        record.write_text(json.dumps(made), encoding="utf-8")
+        log(f"{name}: full build {full.timings['total_s']:.0f} s; 1% change")
     changed = _change(app, CHANGED_SHARE)
     with app.app_context():
         step = builder.reindex(get_store(), service.index_dir(app), settings, embedder=replay)
@@ -263,7 +279,7 @@ def measure(root: Path, data: Path, size: int, questions: list[str], encoder: st
     rate = _encode_rate(base, real, settings)
     chunks = full.counts["chunks"]
     return {
-        "chunks": chunks, "documents": len(docs), "real_pages": len(real),
+        "chunks": chunks, "documents": len(docs), "real_pages": len(real), "build_made_at": made["made_at"],
         "build_s": round(full.timings["total_s"], 1), "build_chunks_per_s": round(chunks / full.timings["total_s"], 1),
         "build_timings_s": {k: round(v, 1) for k, v in full.timings.items()},
         "encode_chunks_per_s": rate, "encode_s_estimate": round(chunks / rate, 0) if rate else None,
@@ -280,6 +296,7 @@ def measure(root: Path, data: Path, size: int, questions: list[str], encoder: st
         "recall_at_10": first["recall_at_10"],
         "rss_mb": max(first["rss_mb"], second["rss_mb"]), "pss_mb": max(first["pss_mb"], second["pss_mb"]),
         "private_mb": max(first["private_mb"], second["private_mb"]),
+        "anonymous_mb": max(first["anonymous_mb"], second["anonymous_mb"]),
         "base_encode_s": round(base_s, 1), "replayed": {"own": replay.own, "grown": replay.grown},
     }
 
@@ -302,11 +319,11 @@ def questions(data: Path, n: int = 200) -> list[str]:
 
 
 def run(root: Path, data: Path, sizes: tuple[int, ...] = SIZES, encoder: str = "int8", asks: int = 30,
-        plot: Path | None = None, log: Any = None) -> dict[str, Any]:
+        plot: Path | None = None, log: Any = None, reuse_build: bool = False) -> dict[str, Any]:
     log = log or (lambda message: print(message, file=sys.stderr, flush=True))
     pages = real_pages(data)
     asked = questions(data)
-    rows = [measure(root, data, size, asked, encoder, asks, pages, log) for size in sizes]
+    rows = [measure(root, data, size, asked, encoder, asks, pages, log, reuse_build) for size in sizes]
     result = {"encoder": encoder, "noise": NOISE, "queries": len(asked), "rows": rows,
               "machine": _machine()}
     if plot is not None:

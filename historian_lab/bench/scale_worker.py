@@ -1,7 +1,8 @@
 """One serving worker of `historian bench scale` (run as ``python -m historian_lab.bench.scale_worker``): loads the
-built index as a worker would, and (worker 0) times retrieval and whole asks; then waits for the other worker, so that
-each one's memory is read while both map the same index files; then (worker 0) measures the served index's recall@10
-against an exact scan of every vector, and prints one JSON object."""
+built index as a worker would; worker 0 times retrieval and whole asks, then worker 1 serves the same questions (so
+that both touch the same pages of the mapped files, as two workers serving one site do); each one's memory is read
+while both are alive (RSS, PSS, private, anonymous: the heap no other process can share); then worker 0 measures
+the served index's recall@10 against an exact scan of every vector. Prints one JSON object."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def memory() -> dict[str, float]:
                 fields[parts[0][:-1]] = int(parts[1]) / 1024
     private = fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
     return {"rss_mb": round(fields.get("Rss", 0), 1), "pss_mb": round(fields.get("Pss", 0), 1),
-            "private_mb": round(private, 1)}
+            "private_mb": round(private, 1), "anonymous_mb": round(fields.get("Anonymous", 0), 1)}
 
 
 def exact_top(vectors: np.ndarray, query: np.ndarray, k: int, block: int = 262_144) -> np.ndarray:
@@ -39,6 +40,12 @@ def exact_top(vectors: np.ndarray, query: np.ndarray, k: int, block: int = 262_1
         best_scores = np.concatenate([best_scores, scores[top]])
     order = np.argsort(-best_scores)[:k]
     return best_rows[order]
+
+
+def asks_of_other(barrier: Path) -> int:
+    """How many asks worker 0 timed (it leaves ``asks-N`` beside the questions)."""
+    found = [int(p.name[5:]) for p in barrier.glob("asks-*") if p.name[5:].isdigit()]
+    return found[0] if found else 0
 
 
 def serve(root: Path, name: str, encoder: str, barrier: Path, number: int, asks: int) -> dict[str, Any]:
@@ -76,8 +83,19 @@ def serve(root: Path, name: str, encoder: str, barrier: Path, number: int, asks:
             out["asks"] = len(latencies)
             out["ask_p50_ms"] = round(percentile(latencies, 50), 1) if latencies else None
             out["ask_p95_ms"] = round(percentile(latencies, 95), 1) if latencies else None
-    (barrier / f"ready-{number}").touch()
     deadline = time.monotonic() + 3600
+    if number == 1:  # the same load as worker 0, after its timing: both touch the same pages of the mapped files
+        while not (barrier / "timed-0").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        with app.app_context():
+            for q in questions:
+                service.retrieve(q, rerank_k=k)
+            for q in questions[:asks_of_other(barrier) + 1]:
+                ask(q)
+    else:
+        (barrier / f"asks-{asks}").touch()
+        (barrier / "timed-0").touch()
+    (barrier / f"ready-{number}").touch()
     while not all((barrier / f"ready-{n}").exists() for n in range(2)) and time.monotonic() < deadline:
         time.sleep(0.2)
     out.update(memory())
