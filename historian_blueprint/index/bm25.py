@@ -34,6 +34,7 @@ K1, B, EPSILON = 1.5, 0.75, 0.25
 POSTINGS_FILE, WORDS_FILE, TERMS_FILE = "bm25_postings.npz", "bm25_words.bin", "bm25_terms.npy"
 FILES = (POSTINGS_FILE, WORDS_FILE, TERMS_FILE)
 LEGACY_FILES = ("bm25.npz", "bm25_vocab.json")
+TF_MAX = 65_535  # a count kept in 16 bits (BM25's term frequency saturates long before: k1 = 1.5)
 _KNOWN = 200_000  # terms a Terms remembers having looked up
 _UNSEEN = object()
 
@@ -172,7 +173,7 @@ class BM25Index:
         counts, lengths = cls._counts(token_lists, terms)
         postings = counts.tocsc()
         return cls(postings.indptr.astype(np.int64), postings.indices.astype(np.int32),
-                   postings.data.astype(np.uint16), lengths, terms)
+                   np.minimum(postings.data, TF_MAX).astype(np.uint16), lengths, terms)
 
     def assemble(self, remap: np.ndarray, new_rows: np.ndarray, token_lists: Sequence[Sequence[str]],
                  size: int) -> BM25Index:
@@ -203,7 +204,7 @@ class BM25Index:
         cols_sorted = new_cols[order]
         rank = np.arange(len(order)) - np.searchsorted(cols_sorted, cols_sorted)
         at = indptr[cols_sorted] + kept[cols_sorted] + rank
-        rows[at], tfs[at] = new_row_ids[order], new_tfs[order]
+        rows[at], tfs[at] = new_row_ids[order], np.minimum(new_tfs[order], TF_MAX)
         lengths = np.zeros(size, np.int32)
         survivors = np.flatnonzero(np.asarray(remap) >= 0)
         lengths[np.asarray(remap)[survivors]] = np.asarray(self.lengths)[survivors]
