@@ -113,3 +113,14 @@ def test_the_static_encoder_is_a_table_that_still_ranks_by_meaning():
     query = static.encode(["locomotives and the transcontinental line"])[0]
     assert query @ vectors[0] > query @ vectors[1]
     assert static.name == "all-MiniLM-L6-v2-static"  # a generation of its vectors is never searched with another's
+
+
+def test_meanings_are_compared_with_the_exact_model_whatever_encoder_searches(tmp_path):
+    from historian_blueprint.index import service
+    from tests.conftest import make_plain_app
+
+    for encoder in ("int8", "static"):
+        app = make_plain_app(tmp_path / encoder, HISTORIAN_INDEX_ENCODER=encoder)
+        with app.app_context():
+            assert service.embedder().name != "all-MiniLM-L6-v2"  # the search encoder: another model's vectors
+            assert service.meaning().name == "all-MiniLM-L6-v2"  # the map's thresholds were fit on these

@@ -52,10 +52,10 @@ def embedder(app: Flask | None = None) -> Embedder:
 
 def meaning(app: Flask | None = None) -> Embedder:
     """The encoder that compares statements by meaning (the map's conflicts, a comparison's sides): the configured
-    model's exact vectors (fp32 ONNX, else PyTorch), whose thresholds were fit on them; the index's int8 encoder is
-    for search only."""
+    model's exact vectors (fp32 ONNX, else PyTorch), whose thresholds were fit on them; the index's int8 or static
+    encoder is for search only."""
     settings = read(IndexSettings, get_settings(app))
-    if settings.encoder != "int8":  # the search encoder gives the exact vectors already: one model in memory
+    if settings.encoder not in ("int8", "static"):  # the search encoder gives the exact vectors: one model in memory
         return embedder(app)
     return get_embedder(settings.model_path, "exact", settings.encoder_cache, settings.device)
 
