@@ -16,7 +16,6 @@ terms (millions with OCR noise) cost it nothing until asked for. Generations wri
 
 from __future__ import annotations
 
-import hashlib
 import json
 from array import array
 from collections import Counter
@@ -28,6 +27,7 @@ import numpy as np
 from scipy import sparse
 
 from historian_blueprint.resources import mapped_npz, save_aligned_npz
+from historian_blueprint.text import hashed
 from historian_blueprint.text.words import tokenize
 
 K1, B, EPSILON = 1.5, 0.75, 0.25
@@ -39,10 +39,7 @@ _KNOWN = 200_000  # terms a Terms remembers having looked up
 _UNSEEN = object()
 
 
-def term_hash(term: str) -> int:
-    """A term's 64-bit hash (BLAKE2b): the key of ``bm25_terms.npy``."""
-    return int.from_bytes(hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little",
-                          signed=True)
+term_hash = hashed.word_hash  # the key of ``bm25_terms.npy``
 
 
 class Terms(Mapping):
@@ -76,14 +73,7 @@ class Terms(Mapping):
         known = self._known.get(term, _UNSEEN)
         if known is not _UNSEEN:
             return known  # type: ignore[return-value]
-        key = term_hash(term)
-        hashes = self.hashes
-        at = int(hashes.searchsorted(key))
-        while at < len(hashes) and int(hashes[at]) == key:  # a hash two terms share is told apart
-            if self.word(int(self.columns[at])) == term:
-                found = int(self.columns[at])
-                break
-            at += 1
+        found = hashed.find(self.hashes, self.columns, term_hash(term), term, self.word)
         if len(self._known) >= _KNOWN:
             self._known.clear()
         self._known[term] = found
@@ -146,7 +136,7 @@ class BM25Index:
             idf[held & (idf < 0)] = EPSILON * average
         self.idf = idf
         self._lengths = np.asarray(lengths, dtype=np.float64)  # read per query term
-        total = float(np.asarray(lengths, dtype=np.float64).sum()) if n else 0.0
+        total = float(self._lengths.sum()) if n else 0.0
         self.avgdl = total / n if n and total else 1.0
 
     def __len__(self) -> int:
@@ -230,8 +220,8 @@ class BM25Index:
     def save(self, directory: Path) -> None:
         ends = self.vocabulary.save(directory)
         save_aligned_npz(directory / POSTINGS_FILE, indptr=np.asarray(self.indptr, np.int64),
-                 rows=np.asarray(self.rows, np.int32), tfs=np.asarray(self.tfs, np.uint16),
-                 lengths=np.asarray(self.lengths, np.int32), word_ends=ends)
+                         rows=np.asarray(self.rows, np.int32), tfs=np.asarray(self.tfs, np.uint16),
+                         lengths=np.asarray(self.lengths, np.int32), word_ends=ends)
 
     @classmethod
     def load(cls, directory: Path) -> BM25Index | WeightedBM25:

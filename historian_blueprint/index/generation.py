@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from historian_blueprint.index import bm25
-from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.index.bm25 import FILES as BM25_FILES, LEGACY_FILES as BM25_LEGACY_FILES, BM25Index
 from historian_blueprint.index.rows import ChunkRows, MappedRows, read_rows, write_rows  # noqa: F401 - gen.read_rows
 from historian_blueprint.resources import file_digest
 from historian_blueprint.text import readings
@@ -158,11 +157,19 @@ def write_generation(
 digest = file_digest  # a generation's files are checked by their SHA-256 (resources.file_digest)
 
 
+def row_files(manifest: dict[str, Any]) -> list[str]:
+    """The files of a generation's chunk rows: mapped (written since issue 43), or one JSON line a chunk before."""
+    return ["rows.npy", "texts.bin", "locators.bin"] if manifest.get("rows") == "mapped" else ["chunks.jsonl"]
+
+
+def word_files(manifest: dict[str, Any]) -> list[str]:
+    """The files of a generation's BM25: postings (written since issue 43), or weights with a JSON vocabulary before."""
+    return list(BM25_FILES if manifest.get("words") == "postings" else BM25_LEGACY_FILES)
+
+
 def required_files(manifest: dict[str, Any]) -> list[str]:
     """The files every generation of this manifest's kind has (a words-only one has no vectors)."""
-    rows = ["rows.npy", "texts.bin", "locators.bin"] if manifest.get("rows") == "mapped" else ["chunks.jsonl"]
-    words = list(bm25.FILES if manifest.get("words") == "postings" else bm25.LEGACY_FILES)
-    names = rows + ["documents.json"] + words
+    names = row_files(manifest) + ["documents.json"] + word_files(manifest)
     return names + (["vectors.npy", "faiss.index"] if manifest.get("dense", True) else [])
 
 

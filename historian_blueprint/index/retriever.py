@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from historian_blueprint.index import dense, generation as gen
-from historian_blueprint.index import bm25
+from historian_blueprint.index import generation as gen
 from historian_blueprint.index.bm25 import BM25Index
+from historian_blueprint.index.dense import read as read_dense
 from historian_blueprint.text import readings
 from historian_blueprint.text.names import is_initialism, name_words, names
 
@@ -86,14 +86,15 @@ class LoadedIndex:
             self.dense = bool(self.manifest.get("dense", True))
         with gen.reading(directory, "documents.json"):
             self.documents = gen.read_documents(directory)
-        self.rows_file = "rows.npy" if self.manifest.get("rows") == "mapped" else "chunks.jsonl"
+        self.rows_file = gen.row_files(self.manifest)[0]
         with gen.reading(directory, self.rows_file):
             self.rows = gen.read_rows(directory)
         with gen.reading(directory, "vectors.npy"):
             self.vectors = gen.read_vectors(directory) if self.dense else None
         with gen.reading(directory, "faiss.index"):
-            self.faiss = dense.read(directory / "faiss.index", shared=True) if self.dense else None
-        with gen.reading(directory, bm25.POSTINGS_FILE if self.manifest.get("words") == "postings" else "bm25.npz"):
+            self.faiss = read_dense(directory / "faiss.index", shared=True) if self.dense else None
+        self.words_file = gen.word_files(self.manifest)[0]
+        with gen.reading(directory, self.words_file):
             self.bm25 = BM25Index.load(directory)
         self.readings = readings.load(directory)  # the verifier's sentences of each document, made at index time
         self._check_agreement()
@@ -114,8 +115,7 @@ class LoadedIndex:
         elif self.faiss is not None and self.faiss.ntotal != len(rows):
             where = ("faiss.index", f"{self.faiss.ntotal} entries for {len(rows)} chunks")
         elif len(self.bm25) != len(rows):
-            where = (bm25.POSTINGS_FILE if isinstance(self.bm25, BM25Index) else "bm25.npz",
-                     f"{len(self.bm25)} rows for {len(rows)} chunks")
+            where = (self.words_file, f"{len(self.bm25)} rows for {len(rows)} chunks")
         elif isinstance(rows, gen.ChunkRows) and not set(rows.source_ids) <= set(self.documents):
             where = ("documents.json", "chunks name documents it does not list")
         elif (problem := rows.problems()) is not None:

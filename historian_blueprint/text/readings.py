@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from historian_blueprint.resources import mapped_npz, save_aligned_npz
-from historian_blueprint.text import spans, words
+from historian_blueprint.text import hashed, spans, words
 from historian_blueprint.text.spans import claim_sentence_spans
 from historian_blueprint.text.words import content_words, name_words
 
@@ -64,9 +64,7 @@ def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-def _word_hash(word: str) -> int:
-    return int.from_bytes(hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little",
-                          signed=True)
+_word_hash = hashed.word_hash
 
 
 class _Vocabulary:
@@ -90,13 +88,8 @@ class _Vocabulary:
             if word in self.known:
                 found = self.known[word]
             else:
-                key = _word_hash(word)
-                at = int(self.hashes.searchsorted(key))
-                while found is None and at < len(self.hashes) and int(self.hashes[at]) == key:
-                    candidate = int(self.ids[at])  # a hash two words share is told apart by the word
-                    found = candidate if self.previous.vocab[candidate] == word else None
-                    at += 1
-                self.known[word] = found
+                found = self.known[word] = hashed.find(self.hashes, self.ids, _word_hash(word), word,
+                                                       self.previous.vocab.__getitem__)
         if found is None:
             found = self.added[word] = self.base + len(self.added)
         return found

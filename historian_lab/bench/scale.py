@@ -38,6 +38,7 @@ from historian_blueprint.index.chunking import chunk_document
 from historian_blueprint.services import get_settings, get_store
 from historian_blueprint.settings import IndexSettings, read
 from historian_lab.bench.common import read_jsonl, workspace
+from historian_lab.bench.query import queries
 
 SIZES = (10_000, 100_000, 1_000_000)
 NOISE = 0.35          # a grown chunk's vector: a real one plus noise of this norm (cosine to it about 0.94)
@@ -234,7 +235,7 @@ def _workers(root: Path, name: str, encoder: str, questions: list[str], asks: in
     return out
 
 
-def measure(root: Path, data: Path, size: int, questions: list[str], encoder: str, asks: int,
+def measure(root: Path, size: int, questions: list[str], encoder: str, asks: int,
             pages: list[dict[str, Any]], log: Any, reuse_build: bool = False) -> dict[str, Any]:
     """One row: build, 1% incremental build, size on disk, the workers' figures. ``reuse_build``: keep the index an
     earlier run built for this size (and the figures of that first build, ``first-build.json``) instead of a new
@@ -312,18 +313,12 @@ def _encode_rate(base: BaseVectors, real: list[dict[str, Any]], settings: IndexS
     return round(len(texts) / (time.perf_counter() - t0), 1)
 
 
-def questions(data: Path, n: int = 200) -> list[str]:
-    from historian_lab.bench.query import queries
-
-    return queries(data, n)
-
-
 def run(root: Path, data: Path, sizes: tuple[int, ...] = SIZES, encoder: str = "int8", asks: int = 30,
         plot: Path | None = None, log: Any = None, reuse_build: bool = False) -> dict[str, Any]:
     log = log or (lambda message: print(message, file=sys.stderr, flush=True))
     pages = real_pages(data)
-    asked = questions(data)
-    rows = [measure(root, data, size, asked, encoder, asks, pages, log, reuse_build) for size in sizes]
+    asked = queries(data, 200)  # historian_qa_dev's questions, then TimeQA's
+    rows = [measure(root, size, asked, encoder, asks, pages, log, reuse_build) for size in sizes]
     result = {"encoder": encoder, "noise": NOISE, "queries": len(asked), "rows": rows,
               "machine": _machine()}
     if plot is not None:
