@@ -154,6 +154,8 @@ def test_ask_follow_a_citation_and_follow_up(site, browser, shots):
 def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots, monkeypatch):
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.webdriver.support.ui import WebDriverWait
 
     from historian_blueprint.index import embedding
 
@@ -169,7 +171,10 @@ def test_admin_sees_the_reindex_progress_bar_advance(site, browser, shots, monke
     log_in(browser, base, "root", "root-pw")
     browser.get(f"{base}/historian/admin/reindex")
     browser.find_element(By.NAME, "full").click()  # re-embed everything: long enough to watch
+    before = browser.find_element(By.TAG_NAME, "html")
     browser.find_element(By.CSS_SELECTOR, "form.h-actions button[type=submit]").click()
+    # the page before the submit shows the fixture's finished build (succeeded, 100%): watch only the page it leads to
+    WebDriverWait(browser, 30).until(staleness_of(before))
     seen: list[float] = []
 
     def finished() -> bool:
