@@ -2,9 +2,10 @@
 
 Only the plain pymongo API is used, so a real MongoDB, ``mongomock`` and the embedded ``litemongo``
 store all work. litemongo's SQLite objects are bound to the thread that opened them and its updates
-are read-modify-write, so each thread opens its own client and every write holds a lock that spans
-threads and processes (a ``flock`` on a file beside the store): the server, a CLI reindex and several
-workers on one machine may share it. Several machines need a real MongoDB.
+are read-modify-write, so each thread opens its own client (``embedded``: the host's documents are read by
+id in one long-lived thread) and every write holds a lock that spans threads and processes (a ``flock`` on a
+file beside the store): the server, a CLI reindex and several workers on one machine may share it. Several
+machines need a real MongoDB.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from pymongo.errors import PyMongoError
 
 from historian_blueprint.config import DEFAULT_FIELDS
+from historian_blueprint.embedded import DocumentReader, PerThreadDatabase
 from historian_blueprint.locking import StoreBusy, StoreLock, lock_for
 
 __all__ = ["STORE_ERRORS", "Document", "FieldMapping", "Store", "StoreBusy", "StoreFactory", "StoreLock",
@@ -198,12 +200,14 @@ class Store:
         prefix: str = "historian_",
         lock: StoreLock | None = None,
         client: Any = None,
+        reader: DocumentReader | None = None,
     ) -> None:
         self.database = database
         self.fields = fields
         self.prefix = prefix
         self._lock = lock
         self._client = client  # closed by close() when this store owns it
+        self._reader = reader  # the embedded store's one thread that reads documents by id
         self.documents = self._wrap(documents)
 
     def _wrap(self, collection: Any) -> Any:
@@ -251,7 +255,11 @@ class Store:
 
     def get_document(self, source_id: str) -> Document | None:
         """Return the host document with this id (as a string), or None."""
-        record = self.documents.find_one(self._id_query(str(source_id)))
+        query = self._id_query(str(source_id))
+        if self._reader is not None:
+            record = self._reader(lambda documents: documents.find_one(query))
+        else:
+            record = self.documents.find_one(query)
         return self.fields.document(record) if record else None
 
     def iter_documents(self, query: Mapping[str, Any] | None = None, batch_size: int = 200) -> Iterator[Document]:
@@ -293,52 +301,6 @@ class _NullLock:
         return None
 
 
-class PerThreadDatabase:
-    """A litemongo database usable from any thread: each thread gets its own client (SQLite objects are
-    bound to the thread that opened them). LangGraph runs nodes in worker threads, so one run touches
-    the store from several threads."""
-
-    def __init__(self, path: Path, name: str) -> None:
-        self.path = path
-        self.name = name
-        self._clients: dict[int, Any] = {}
-        self._guard = threading.Lock()
-
-    def current(self) -> Any:
-        ident = threading.get_ident()
-        with self._guard:
-            client = self._clients.get(ident)
-        if client is None:
-            import litemongo
-
-            client = litemongo.connect(str(self.path))
-            with self._guard:
-                self._clients[ident] = client
-        return client[self.name]
-
-    def __getitem__(self, collection: str) -> PerThreadCollection:
-        return PerThreadCollection(self, collection)
-
-    def close(self) -> None:
-        """Close this thread's client; drop the others (SQLite lets them be freed from any thread)."""
-        with self._guard:
-            clients, self._clients = self._clients, {}
-        mine = clients.pop(threading.get_ident(), None)
-        if mine is not None:
-            mine.close()
-
-
-class PerThreadCollection:
-    """A collection of a PerThreadDatabase, resolved in the calling thread on every use."""
-
-    def __init__(self, database: PerThreadDatabase, name: str) -> None:
-        self.database = database
-        self.name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self.database.current()[self.name], attr)
-
-
 class StoreFactory:
     """Open Stores for one app: a shared pymongo client, a host collection, or litemongo per thread."""
 
@@ -362,6 +324,7 @@ class StoreFactory:
         self.host_collection = host_collection
         self._client: Any = None
         self._client_guard = threading.Lock()
+        self._reader: DocumentReader | None = None
 
     @property
     def kind(self) -> str:
@@ -389,8 +352,11 @@ class StoreFactory:
         path = self.litemongo_path
         path.mkdir(parents=True, exist_ok=True)
         db = PerThreadDatabase(path, self.db_name)
-        lock = lock_for(path)
-        return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock, client=db)
+        with self._client_guard:
+            if self._reader is None:
+                self._reader = DocumentReader(path, self.db_name, self.collection_name)
+        return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock_for(path), client=db,
+                     reader=self._reader)
 
     def close(self) -> None:
         """Close the shared pymongo client, if one was opened."""

@@ -16,7 +16,8 @@ LAB = REPO / "historian_lab"  # benchmarks, evaluation, fitting: they import the
 
 # Bottom first. A module may import its own layer and the layers below it.
 LAYERS: list[tuple[str, ...]] = [
-    ("text", "schema", "resources", "locking", "serving", "limits", "redaction"),  # no project imports beyond the layer
+    # no project imports beyond the layer
+    ("text", "schema", "resources", "locking", "embedded", "serving", "limits", "redaction"),
     ("config",),
     ("settings",),
     ("store", "migrate", "corpus", "llm", "history"),

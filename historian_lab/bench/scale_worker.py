@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,24 @@ def exact_top(vectors: np.ndarray, query: np.ndarray, k: int, block: int = 262_1
     return best_rows[order]
 
 
+def as_request(app: Any, ask: Any, question: str) -> None:
+    """Ask as a request does: in a new thread (the threaded server's), with its own app context (its own store)."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with app.app_context():
+                ask(question)
+        except BaseException as exc:  # noqa: BLE001 - raised in the caller
+            failed.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+
+
 def asks_of_other(barrier: Path) -> int:
     """How many asks worker 0 timed (it leaves ``asks-N`` beside the questions)."""
     found = [int(p.name[5:]) for p in barrier.glob("asks-*") if p.name[5:].isdigit()]
@@ -74,11 +93,11 @@ def serve(root: Path, name: str, encoder: str, barrier: Path, number: int, asks:
                 latencies.append((time.perf_counter() - t0) * 1000)
             out["retrieval_p50_ms"] = round(percentile(latencies, 50), 1)
             out["retrieval_p95_ms"] = round(percentile(latencies, 95), 1)
-            ask(questions[0])  # warm the graph
+            as_request(app, ask, questions[0])  # warm the graph
             latencies = []
             for q in questions[1:asks + 1]:
                 t0 = time.perf_counter()
-                ask(q)
+                as_request(app, ask, q)
                 latencies.append((time.perf_counter() - t0) * 1000)
             out["asks"] = len(latencies)
             out["ask_p50_ms"] = round(percentile(latencies, 50), 1) if latencies else None
@@ -90,8 +109,8 @@ def serve(root: Path, name: str, encoder: str, barrier: Path, number: int, asks:
         with app.app_context():
             for q in questions:
                 service.retrieve(q, rerank_k=k)
-            for q in questions[:asks_of_other(barrier) + 1]:
-                ask(q)
+        for q in questions[:asks_of_other(barrier) + 1]:
+            as_request(app, ask, q)
     else:
         (barrier / f"asks-{asks}").touch()
         (barrier / "timed-0").touch()
