@@ -171,3 +171,30 @@ def test_a_generation_written_before_still_serves_and_is_built_on(tmp_path):
         assert isinstance(loaded.rows, gen.MappedRows) and loaded.rows.problems() is None
         assert isinstance(loaded.bm25, BM25Index)
         assert [h.text for h in service.retrieve("slavery plantation master", top_k=5)] == before
+
+
+def test_an_incremental_build_copies_kept_rows_to_what_a_whole_build_writes(tmp_path):
+    docs = small_docs(per_file=3)
+    docs.insert(1, {"_id": "accents", "title": "Café society", "date": "1916-01-03",
+                    "content": "À Paris, le café — “the Café de la Paix” — was full; naïve reporters wrote. " * 40})
+    app = make_plain_app(tmp_path, docs)
+    assert run_reindex(app)["state"] == "succeeded"
+    with app.app_context():
+        store = get_store()
+        ids = [d["_id"] for d in docs]
+        store.documents.update_one({"_id": ids[3]}, {"$set": {"content": "A changed page, now short. " * 30}})
+        store.documents.delete_one({"_id": ids[5]})
+        store.documents.insert_one({"_id": "late", "title": "Late", "content": "Written after the first build. " * 50})
+    job = run_reindex(app)
+    assert job["state"] == "succeeded" and job["counts"]["unchanged"] > 0 and job["counts"]["changed"] == 1
+    with app.app_context():
+        incremental = service.get_index().directory
+    assert run_reindex(app, full=True)["state"] == "succeeded"
+    with app.app_context():
+        whole = service.get_index()
+    assert whole.directory != incremental
+    for name in ("texts.bin", "locators.bin"):
+        assert (incremental / name).read_bytes() == (whole.directory / name).read_bytes(), name
+    assert np.array_equal(np.load(incremental / "rows.npy"), np.load(whole.directory / "rows.npy"))
+    kept = gen.read_rows(incremental)
+    assert kept.problems() is None and "À Paris, le café" in " ".join(kept.texts[:40])

@@ -96,13 +96,13 @@ def dense_index(vectors: np.ndarray, documents: dict[str, dict[str, Any]], setti
     return dense.build(vectors, dimension, kind, settings.nprobe)
 
 
-def words_index(rows: gen.ChunkRows, documents: dict[str, dict[str, Any]], headers: dict[str, str],
+def words_index(rows: gen.Assembled, documents: dict[str, dict[str, Any]], headers: dict[str, str],
                 previous: Previous | None) -> BM25Index:
     """This generation's BM25: the kept documents' postings taken over from the previous generation (when it has
     them), only the new and changed documents' chunks tokenized; else every chunk tokenized."""
     old = BM25Index.load(previous.directory) if previous is not None else None
     if not isinstance(old, BM25Index):  # a first build, or the previous generation keeps weights, not postings
-        return BM25Index.build(tokenize(indexed_text(headers[s], t)) for s, t in zip(rows.source_ids, rows.texts))
+        return BM25Index.build(tokenize(indexed_text(headers[s], t)) for s, t in rows.pairs())
     remap = np.full(len(old), -1, dtype=np.int64)
     new_rows: list[int] = []
     fresh: list[list[str]] = []
@@ -114,7 +114,7 @@ def words_index(rows: gen.ChunkRows, documents: dict[str, dict[str, Any]], heade
             continue
         for row in range(start, end):
             new_rows.append(row)
-            fresh.append(tokenize(indexed_text(headers[source_id], rows.texts[row])))
+            fresh.append(tokenize(indexed_text(headers[source_id], rows.text(row))))
     return old.assemble(remap, np.asarray(new_rows, dtype=np.int64), fresh, len(rows))
 
 
@@ -221,16 +221,20 @@ def _plan(docs: dict[str, Document], hashes: dict[str, str], old_docs: dict[str,
 
 
 def _kept(keep: list[str], old_docs: dict[str, dict[str, Any]], old_dir: Path | None
-          ) -> dict[str, tuple[gen.ChunkRows, np.ndarray]]:
-    """The kept documents' rows and vectors, read from the serving generation."""
+          ) -> dict[str, tuple[gen.ChunkRows | gen.Kept, np.ndarray]]:
+    """The kept documents' rows and vectors in the serving generation: mapped rows kept as they are (copied as bytes
+    when written), an older generation's rows read; vectors as mapped views."""
     old_rows = gen.read_rows(old_dir) if keep else gen.ChunkRows.empty()
     old_vectors = gen.read_vectors(old_dir) if keep else None
-    pieces: dict[str, tuple[gen.ChunkRows, np.ndarray]] = {}
+    pieces: dict[str, tuple[gen.ChunkRows | gen.Kept, np.ndarray]] = {}
     for source_id in keep:
         start, end = old_docs[source_id]["rows"]
-        rows = gen.ChunkRows.empty()
-        rows.extend(old_rows, start, end)
-        pieces[source_id] = (rows, np.asarray(old_vectors[start:end]))
+        if isinstance(old_rows, gen.MappedRows):
+            rows: gen.ChunkRows | gen.Kept = gen.Kept(old_rows, start, end)
+        else:
+            rows = gen.ChunkRows.empty()
+            rows.extend(old_rows, start, end)
+        pieces[source_id] = (rows, old_vectors[start:end])
     return pieces
 
 
@@ -307,14 +311,14 @@ def _scan(store: Store, settings: IndexSettings, embedder: Any, progress: Progre
 
 def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, settings: IndexSettings, embedder: Any,
             docs: dict[str, Document], hashes: dict[str, str],
-            pieces: dict[str, tuple[gen.ChunkRows, np.ndarray | None]],
+            pieces: dict[str, tuple[gen.ChunkRows | gen.Kept, np.ndarray | None]],
             counts: dict[str, int], previous_ok: bool = False, previous: Previous | None = None,
             phases: dict[str, float] | None = None) -> tuple[int, int]:
     """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
     with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
     made), by words only (BM25; the manifest says ``"dense": false``). Return its number and its chunk count."""
     lap = gen.Laps(phases)
-    rows_all = gen.ChunkRows.empty()
+    rows_all = gen.Assembled()
     vector_parts = []
     documents: dict[str, dict[str, Any]] = {}
     dense = all(vectors is not None for _, vectors in pieces.values())
@@ -324,7 +328,7 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         rows, vectors = pieces[source_id]
         documents[source_id] = (doc_info(docs[source_id], hashes[source_id])
                                 | {"rows": [len(rows_all), len(rows_all) + len(rows)]})
-        rows_all.extend(rows)
+        rows_all.add(rows)
         if dense:
             vector_parts.append(vectors)
     dimension = embedder.dimension

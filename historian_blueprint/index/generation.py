@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from historian_blueprint.index.bm25 import FILES as BM25_FILES, LEGACY_FILES as BM25_LEGACY_FILES, BM25Index
-from historian_blueprint.index.rows import ChunkRows, MappedRows, read_rows, write_rows  # noqa: F401 - gen.read_rows
+from historian_blueprint.index.rows import (  # noqa: F401 - gen.read_rows, gen.Kept
+    Assembled, ChunkRows, Kept, MappedRows, read_rows, write_rows)
 from historian_blueprint.resources import file_digest
 from historian_blueprint.text import readings
 
@@ -121,7 +122,7 @@ def write_generation(
     directory: Path,
     manifest: dict[str, Any],
     documents: dict[str, dict[str, Any]],
-    rows: ChunkRows,
+    rows: Assembled | ChunkRows,
     vectors: np.ndarray | None,
     faiss_index: Any,
     bm25: BM25Index,

@@ -7,9 +7,10 @@ whole into ``ChunkRows``.
 
 from __future__ import annotations
 
+import bisect
 import json
 import mmap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,19 +134,97 @@ class MappedRows:
         return None
 
 
-def write_rows(directory: Path, rows: ChunkRows | MappedRows, documents: Sequence[str]) -> None:
-    """Write ``rows.npy``, ``texts.bin`` and ``locators.bin`` (see MappedRows); ``documents``: their order."""
+@dataclass(frozen=True)
+class Kept:
+    """Rows ``start``..``end`` of the serving generation's mapped rows, taken over as they are (an incremental build's
+    unchanged documents): written by copying their bytes, never decoded."""
+
+    source: MappedRows
+    start: int
+    end: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+class Assembled:
+    """A new generation's rows in order: new chunks (ChunkRows) and rows kept from the serving generation (Kept, runs
+    that follow each other merged into one), read where a build needs to (a row's text, every row's document and
+    text) and written by copying what was kept (``write_rows``)."""
+
+    def __init__(self) -> None:
+        self.parts: list[ChunkRows | Kept] = []
+        self._starts: list[int] = []
+        self._length = 0
+
+    def add(self, rows: ChunkRows | Kept) -> None:
+        if not len(rows):
+            return
+        last = self.parts[-1] if self.parts else None
+        if isinstance(rows, Kept) and isinstance(last, Kept) and last.source is rows.source and last.end == rows.start:
+            self.parts[-1] = Kept(last.source, last.start, rows.end)
+        else:
+            self.parts.append(rows)
+            self._starts.append(self._length)
+        self._length += len(rows)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def text(self, row: int) -> str:
+        n = bisect.bisect_right(self._starts, row) - 1
+        part, offset = self.parts[n], row - self._starts[n]
+        return part.source.texts[part.start + offset] if isinstance(part, Kept) else part.texts[offset]
+
+    def pairs(self) -> Iterator[tuple[str, str]]:
+        """Every row's document and text, in order."""
+        for part in self.parts:
+            if isinstance(part, Kept):
+                for i in range(part.start, part.end):
+                    yield part.source.source_ids[i], part.source.texts[i]
+            else:
+                yield from zip(part.source_ids, part.texts)
+
+
+def write_rows(directory: Path, rows: Assembled | ChunkRows | MappedRows, documents: Sequence[str]) -> None:
+    """Write ``rows.npy``, ``texts.bin`` and ``locators.bin`` (see MappedRows); ``documents``: their order. Kept rows
+    are copied as they were written (their ends moved, their documents renumbered)."""
     place = {source_id: n for n, source_id in enumerate(documents)}
+    parts = rows.parts if isinstance(rows, Assembled) else [Kept(rows, 0, len(rows)) if isinstance(rows, MappedRows)
+                                                             else rows]
     table = np.zeros((len(rows), len(ROW_COLUMNS)), dtype=np.int64)
-    table[:, 0] = [place[s] for s in rows.source_ids]
-    table[:, 1] = list(rows.ordinals)
-    table[:, 2] = list(rows.starts)
-    table[:, 3] = list(rows.ends)
-    for column, values, name in ((4, rows.texts, "texts.bin"), (5, rows.locators, "locators.bin")):
-        encoded = [v.encode("utf-8", "surrogatepass") for v in values]
-        table[:, column] = np.cumsum([len(e) for e in encoded]) if encoded else []
-        with open(directory / name, "wb") as fh:
-            fh.write(b"".join(encoded))
+    renumbered: dict[int, np.ndarray] = {}  # per kept generation: its documents' places in this one (-1: gone)
+    ends = [0, 0]  # where texts.bin and locators.bin end so far
+    row = 0
+    with open(directory / "texts.bin", "wb") as texts, open(directory / "locators.bin", "wb") as locators:
+        for part in parts:
+            n = len(part)
+            if not n:
+                continue
+            block = table[row:row + n]
+            if isinstance(part, Kept):
+                source = part.source
+                old = np.asarray(source.table[part.start:part.end])
+                if id(source) not in renumbered:
+                    renumbered[id(source)] = np.array([place.get(s, -1) for s in source.documents], dtype=np.int64)
+                block[:, 0] = renumbered[id(source)][old[:, 0]]
+                block[:, 1:4] = old[:, 1:4]
+                for k, (column, blob, out) in enumerate(((4, source._texts, texts), (5, source._locators, locators))):
+                    first = int(source.table[part.start - 1, column]) if part.start else 0
+                    out.write(blob[first:int(old[-1, column])])
+                    block[:, column] = old[:, column] - first + ends[k]
+                    ends[k] += int(old[-1, column]) - first
+            else:
+                block[:, 0] = [place[s] for s in part.source_ids]
+                block[:, 1] = part.ordinals
+                block[:, 2] = part.starts
+                block[:, 3] = part.ends
+                for k, (column, values, out) in enumerate(((4, part.texts, texts), (5, part.locators, locators))):
+                    encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+                    block[:, column] = np.cumsum([len(e) for e in encoded]) + ends[k]
+                    out.write(b"".join(encoded))
+                    ends[k] = int(block[-1, column])
+            row += n
     np.save(directory / "rows.npy", table)
 
 
