@@ -92,6 +92,9 @@ class Settings(BaseSettings):
     index_device: Literal["auto", "cpu", "cuda"] = _f(
         "auto", "where the encoder runs: `auto` (a CUDA GPU when ONNX Runtime's CUDA provider, from `onnxruntime-gpu`, "
         "or PyTorch can use one; else the CPU), `cpu`, or `cuda` (an error where there is none)")
+    index_encoder_check: int = _f(500, "chunks of a build's own sampled again by the exact model on the CPU when its "
+                                  "vectors are not that model's (`int8`, `static`, a GPU): the build reports how much "
+                                  "of the exact model's top 10 its search keeps (0: not measured)", ge=0, le=20_000)
     index_context_header: bool = _f(True, 'index each chunk with a "title — author — date" line (changing it '
                                     "re-embeds every document)")
     index_encoder_cache: str | None = _f(None, "where the exported ONNX graph is kept (none: "

@@ -110,6 +110,7 @@ class IndexSettings:
     encoder: str = key("INDEX_ENCODER")
     encoder_cache: str | None = key("INDEX_ENCODER_CACHE")
     device: str = key("INDEX_DEVICE")
+    encoder_check: int = key("INDEX_ENCODER_CHECK")
 
     @classmethod
     def of(cls, settings: Settings) -> IndexSettings:

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from historian_blueprint.index import dense, generation as gen
+from historian_blueprint.index import agreement, dense, generation as gen
 from historian_blueprint.index.bm25 import BM25Index, tokenize
 from historian_blueprint.index.chunking import chunk_document
+from historian_blueprint.index.embedding import get_embedder
 from historian_blueprint.index.encoding import EmbeddingCheckpoint, encode_chunks
 from historian_blueprint.settings import IndexSettings
 from historian_blueprint.store import Document, Store
@@ -33,6 +34,7 @@ class ReindexResult:
     counts: dict[str, int] = field(default_factory=dict)
     errors: list[dict[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    encoder_check: dict[str, Any] | None = None  # how far the build's encoder is from the exact model (agreement.py)
 
 
 def document_hash(doc: Document, settings: IndexSettings, model_name: str) -> str:
@@ -178,6 +180,12 @@ def reindex(
         else:
             pieces[source_id] = (rows, encoded.vectors[source_id])
     t_embed = time.perf_counter()
+    check = agreement.of_build(
+        settings.encoder_check, settings.encoder, embedder, texts_of,
+        {s: v for s, v in encoded.vectors.items() if s not in encoded.broken},
+        (old_manifest or {}).get("encoder_check"),
+        lambda: get_embedder(settings.model_path, "exact", settings.encoder_cache, "cpu"))
+    t_check = time.perf_counter()
 
     # 3. assemble in document order, build the indexes, write the generation beside the old one
     progress("write", 0, 1)
@@ -186,17 +194,17 @@ def reindex(
     counts["failed"] = len(errors)
     previous = Previous(old_dir, old_manifest, old_docs, set(keep)) if old_ok and old_manifest and old_docs else None
     number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
-                             previous_ok=old_ok, previous=previous, phases=(phases := {}))
+                             previous_ok=old_ok, previous=previous, phases=(phases := {}), encoder_check=check)
     counts["chunks"] = chunks
     checkpoint.clear()  # the generation holds every vector now
     progress("write", 1, 1)
     t_end = time.perf_counter()
     timings = {
         "scan_s": t_scan - t0, "chunk_s": t_chunk - t_scan, "embed_s": t_embed - t_chunk,
-        "encode_s": encoded.encode_s, "write_s": t_end - t_embed, "total_s": t_end - t0,
+        "encode_s": encoded.encode_s, "check_s": t_check - t_embed, "write_s": t_end - t_check, "total_s": t_end - t0,
         **{f"write_{name}": value for name, value in phases.items()},
     }
-    return ReindexResult(number, counts=counts, errors=errors, timings=timings)
+    return ReindexResult(number, counts=counts, errors=errors, timings=timings, encoder_check=check)
 
 
 def _embedded_texts(doc: Document, rows: gen.ChunkRows, settings: IndexSettings) -> list[str]:
@@ -313,10 +321,11 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
             docs: dict[str, Document], hashes: dict[str, str],
             pieces: dict[str, tuple[gen.ChunkRows | gen.Kept, np.ndarray | None]],
             counts: dict[str, int], previous_ok: bool = False, previous: Previous | None = None,
-            phases: dict[str, float] | None = None) -> tuple[int, int]:
+            phases: dict[str, float] | None = None, encoder_check: dict[str, Any] | None = None) -> tuple[int, int]:
     """Write a generation of these documents' chunks (in document order) beside the serving one and make it serve:
     with their vectors and FAISS, or, when a piece has no vectors (``None``: a first build before its vectors are
-    made), by words only (BM25; the manifest says ``"dense": false``). Return its number and its chunk count."""
+    made), by words only (BM25; the manifest says ``"dense": false``); ``encoder_check``: how far its encoder is from
+    the exact model (agreement.py), recorded. Return its number and its chunk count."""
     lap = gen.Laps(phases)
     rows_all = gen.Assembled()
     vector_parts = []
@@ -348,7 +357,7 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
     manifest = {
         "format": gen.FORMAT, "generation": number, "created_at": datetime.now(timezone.utc).isoformat(),
         "model": {"name": embedder.name, "dimension": dimension, "device": getattr(embedder, "device", "cpu")},
-        "dense": dense,
+        "dense": dense, "encoder_check": encoder_check if dense else None,
         "chunking": {"size": settings.chunk_size, "overlap": settings.chunk_overlap},
         "context_header": settings.context_header,
         "rows": "mapped", "words": "postings", "index_type": dense_record["kind"], "dense_index": dense_record,
@@ -373,6 +382,8 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         {"_id": gen.INDEX_META_ID},
         {"_id": gen.INDEX_META_ID, "generation": number, "path": str(final_dir), "dense": dense,
          "updated_at": manifest["created_at"], "chunks": len(rows_all), "documents": len(documents),
+         "encoder": manifest["model"]["name"], "device": manifest["model"]["device"],
+         "encoder_check": manifest["encoder_check"],
          "files": [list(f) for f in gen.signature(final_dir)]},
         upsert=True,
     )

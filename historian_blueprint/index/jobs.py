@@ -122,7 +122,7 @@ def run(store: Store, job_id: str, index_dir: Path, settings: IndexSettings, emb
             {"$set": {
                 "state": state, "finished_at": time.time(), "phase": "done", "counts": result.counts,
                 "errors": result.errors, "timings": result.timings, "generation": result.generation,
-                "noop": result.noop, "message": message,
+                "noop": result.noop, "message": message, "encoder_check": result.encoder_check,
             }},
         )
         return result

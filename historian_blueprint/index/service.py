@@ -194,9 +194,10 @@ def _atlas(app: Flask) -> Retriever:
 def preload(app: Flask) -> dict[str, Any]:
     """Load, before a pre-forking server (gunicorn ``preload_app``) forks its workers, what every worker would
     otherwise load for itself: the serving generation, the search encoder's model (its session only: nothing is
-    encoded, so no Python thread starts; ONNX Runtime's own native thread is why serving.worker_exit exists) and the
-    spaCy pipeline. The workers then share these pages with the master
-    until they write to them. Connections to the store are closed: each worker opens its own."""
+    encoded, so no Python thread starts; ONNX Runtime's own native thread is why serving.worker_exit exists), the
+    exact model that compares meanings when the search encoder is another (int8, static) and the spaCy pipeline. The
+    workers then share these pages with the master until they write to them. Connections to the store are closed:
+    each worker opens its own."""
     from historian_blueprint.text import parse
 
     loaded: dict[str, Any] = {"generation": None, "encoder": None}
@@ -208,6 +209,8 @@ def preload(app: Flask) -> dict[str, Any]:
                 loaded["encoder"] = embedder(app).name
         except (IndexNotBuilt, IndexMismatch):  # the workers load it when it is built
             pass
+        if read(IndexSettings, get_settings(app)).encoder in ("int8", "static"):  # meanings: the exact model's
+            loaded["meaning"] = meaning(app).name
     parse.pipeline()
     get_services(app).stores.close()
     return loaded
