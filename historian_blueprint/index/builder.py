@@ -180,6 +180,7 @@ def reindex(
         else:
             pieces[source_id] = (rows, encoded.vectors[source_id])
     t_embed = time.perf_counter()
+    progress("check", 0, 1)  # the encoder's agreement with the exact model, when it is another (seconds)
     check = agreement.of_build(
         settings.encoder_check, settings.encoder, embedder, texts_of,
         {s: v for s, v in encoded.vectors.items() if s not in encoded.broken},

@@ -15,7 +15,7 @@ def job_view(job: dict) -> dict:
     """A job as the page and the API show it (no traceback, percent computed)."""
     progress = job.get("progress") or {}
     total, done = progress.get("total") or 0, progress.get("done") or 0
-    phases = {"queued": 0, "scan": 0, "embed": 10, "write": 95, "done": 100}
+    phases = {"queued": 0, "scan": 0, "embed": 10, "check": 95, "write": 95, "done": 100}
     base = phases.get(job.get("phase"), 0)
     if job.get("phase") == "embed" and total:
         percent = 10 + 85 * done / total
