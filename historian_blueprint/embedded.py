@@ -6,7 +6,8 @@ collection by reading every document in it (and again after another connection w
 front pages that is ~0.4 s. A request thread, or a graph's worker thread, that fetched a host document with its
 own client paid it on every first fetch. Reads of the host's documents by id therefore go to one long-lived
 thread per app (DocumentReader), whose client keeps its index for as long as the documents do not change; the
-thread ends, closing its client, after ``IDLE_S`` without a read, and starts again on the next one.
+thread ends, closing its client, after ``IDLE_S`` without a read (or when its app's store factory is closed or
+collected), and starts again on the next one.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class DocumentReader:
 
     def _start(self) -> None:
         self._pid = os.getpid()
-        self._queue: queue.Queue[tuple[Callable[[Any], Any], Future[Any]]] = queue.Queue()
+        self._queue: queue.Queue[tuple[Callable[[Any], Any], Future[Any]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
 
     def __call__(self, read: Callable[[Any], T]) -> T:
@@ -106,6 +107,12 @@ class DocumentReader:
                 self._thread.start()
         return future.result()
 
+    def stop(self) -> None:
+        """End the thread (it closes its client) once what is queued is read; the next read starts it again."""
+        with self._guard:
+            if self._thread is not None and self._pid == os.getpid():
+                self._queue.put(None)
+
     @property
     def running(self) -> bool:
         """True while the reader's thread (and its client) is alive."""
@@ -117,13 +124,16 @@ class DocumentReader:
         try:
             while True:
                 try:
-                    read, future = self._queue.get(timeout=self.idle_s)
+                    item = self._queue.get(timeout=self.idle_s)
                 except queue.Empty:
+                    item = None
+                if item is None:  # idle, or stopped
                     with self._guard:  # nothing can be queued between this check and the end of the thread
                         if self._queue.empty():
                             self._thread = None
                             return
                     continue
+                read, future = item
                 if not future.set_running_or_notify_cancel():
                     continue
                 try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -355,12 +356,15 @@ class StoreFactory:
         with self._client_guard:
             if self._reader is None:
                 self._reader = DocumentReader(path, self.db_name, self.collection_name)
+                weakref.finalize(self, self._reader.stop)  # an app let go of (tests make hundreds) ends its thread
         return Store(db, db[self.collection_name], self.fields, self.prefix, lock=lock_for(path), client=db,
                      reader=self._reader)
 
     def close(self) -> None:
-        """Close the shared pymongo client, if one was opened."""
+        """Close the shared pymongo client, if one was opened, and end the embedded store's document reader."""
         with self._client_guard:
             if self._client is not None:
                 self._client.close()
                 self._client = None
+            if self._reader is not None:
+                self._reader.stop()

@@ -103,3 +103,18 @@ def test_a_forked_worker_gets_its_own_reader_thread(tmp_path):
     reader(lambda c: c.insert_one({"_id": 1}))
     reader._pid = -1  # as in a child of the process that started the thread: the thread is not there
     assert reader(lambda c: c.find_one({"_id": 1})) == {"_id": 1}
+
+
+def test_closing_the_store_factory_ends_the_reader_and_a_later_read_starts_it(tmp_path):
+    app = app_with(tmp_path, 3)
+    stores = get_services(app).stores
+    store = stores.open()
+    assert store.get_document("d1").title == "T1"
+    reader = store._reader
+    assert reader.running
+    stores.close()
+    deadline = time.monotonic() + 10
+    while reader.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not reader.running
+    assert store.get_document("d2").title == "T2" and reader.running

@@ -180,19 +180,13 @@ def reindex(
         else:
             pieces[source_id] = (rows, encoded.vectors[source_id])
     t_embed = time.perf_counter()
-    progress("check", 0, 1)  # the encoder's agreement with the exact model, when it is another (seconds)
-    check = agreement.of_build(
-        settings.encoder_check, settings.encoder, embedder, texts_of,
-        {s: v for s, v in encoded.vectors.items() if s not in encoded.broken},
-        (old_manifest or {}).get("encoder_check"),
-        lambda: get_embedder(settings.model_path, "exact", settings.encoder_cache, "cpu"))
+    progress("check", 0, 1)
+    check = _check_encoder(settings, embedder, texts_of, encoded, old_manifest)
     t_check = time.perf_counter()
 
     # 3. assemble in document order, build the indexes, write the generation beside the old one
     progress("write", 0, 1)
-    counts["embedded_chunks"] = encoded.embedded
-    counts["resumed_chunks"] = encoded.resumed
-    counts["failed"] = len(errors)
+    counts.update(embedded_chunks=encoded.embedded, resumed_chunks=encoded.resumed, failed=len(errors))
     previous = Previous(old_dir, old_manifest, old_docs, set(keep)) if old_ok and old_manifest and old_docs else None
     number, chunks = publish(store, index_dir, current, settings, embedder, docs, hashes, pieces, counts,
                              previous_ok=old_ok, previous=previous, phases=(phases := {}), encoder_check=check)
@@ -206,6 +200,16 @@ def reindex(
         **{f"write_{name}": value for name, value in phases.items()},
     }
     return ReindexResult(number, counts=counts, errors=errors, timings=timings, encoder_check=check)
+
+
+def _check_encoder(settings: IndexSettings, embedder: Any, texts_of: dict[str, list[str]], encoded: Any,
+                   old_manifest: dict[str, Any] | None) -> dict[str, Any] | None:
+    """How far this build's encoder is from the exact model on the CPU, when it is another (agreement.py)."""
+    return agreement.of_build(
+        settings.encoder_check, settings.encoder, embedder, texts_of,
+        {s: v for s, v in encoded.vectors.items() if s not in encoded.broken},
+        (old_manifest or {}).get("encoder_check"),
+        lambda: get_embedder(settings.model_path, "exact", settings.encoder_cache, "cpu"))
 
 
 def _embedded_texts(doc: Document, rows: gen.ChunkRows, settings: IndexSettings) -> list[str]:
