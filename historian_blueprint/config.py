@@ -105,7 +105,7 @@ class Settings(BaseSettings):
         "auto", "the dense index: `auto` (exact `flat` up to `INDEX_APPROXIMATE_ABOVE` chunks, `ivf` above), `flat`, "
         "`ivf` (8-bit codes, memory-mapped, updated per changed document, re-scored exactly) or `hnsw` (rebuilt "
         "whole each build); takes effect at the next reindex")
-    index_nprobe: int = _f(0, "IVF lists read per query (0: one in four, at least 32); recorded at the next "
+    index_nprobe: int = _f(0, "IVF lists read per query (0: three in eight, at least 32); recorded at the next "
                            "reindex", ge=0)
     retrieval_top_k: int = _f(12, "chunks retrieved", ge=1, le=200)
     retrieval_rerank_k: int = _f(6, "chunks kept after reranking (at most `RETRIEVAL_TOP_K`)", ge=1)
