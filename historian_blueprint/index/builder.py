@@ -346,7 +346,8 @@ def publish(store: Store, index_dir: Path, current: dict[str, Any] | None, setti
         if dense:
             vector_parts.append(vectors)
     dimension = embedder.dimension
-    vectors_all = np.vstack(vector_parts).astype(np.float32) if vector_parts else np.zeros((0, dimension), np.float32)
+    vectors_all = (np.vstack(vector_parts).astype(np.float32, copy=False) if vector_parts
+                   else np.zeros((0, dimension), np.float32))
     lap("assemble_s")
     faiss_index, dense_record = (dense_index(vectors_all, documents, settings, dimension, previous) if dense
                                  else (None, {"kind": "none"}))
