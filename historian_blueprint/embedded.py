@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -79,7 +80,9 @@ class DocumentReader:
     """One long-lived thread that runs reads of one collection with its own client, for every thread of the
     process: ``reader(lambda collection: collection.find_one(query))``. What it is given must return plain
     values (a document, a count), never a cursor, which would be read in another thread. Reads wait their turn
-    (one at a time); a read's error is raised in the thread that asked."""
+    (one at a time); a read's error is raised in the thread that asked, and the client is opened afresh for the next
+    read (a damaged or unreachable file is not kept), as it is when the collection's file was replaced (a restore
+    that moved a backup into place: a new inode)."""
 
     IDLE_S = 600.0
 
@@ -88,30 +91,35 @@ class DocumentReader:
         self.database = database
         self.collection = collection
         self.idle_s = self.IDLE_S if idle_s is None else idle_s
-        self._guard = threading.Lock()
         self._start()
+        _READERS.add(self)
 
     def _start(self) -> None:
-        self._pid = os.getpid()
+        """A fresh state: no thread, an empty queue, an unheld lock (also in a forked child, whose copy of the lock
+        may have been held by a thread that does not exist there)."""
+        self._guard = threading.Lock()
         self._queue: queue.Queue[tuple[Callable[[Any], Any], Future[Any]] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
 
     def __call__(self, read: Callable[[Any], T]) -> T:
         future: Future[T] = Future()
         with self._guard:
-            if self._pid != os.getpid():  # a forked worker has the queue but not the thread: its own, fresh
-                self._start()
-            self._queue.put((read, future))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._serve, name="historian-documents", daemon=True)
-                self._thread.start()
+            if self._thread is None:  # started before anything is queued: a thread that cannot start loses nothing
+                thread = threading.Thread(target=self._serve, name="historian-documents", daemon=True)
+                thread.start()
+                self._thread = thread
+            self._queue.put((read, future))  # the thread cannot end meanwhile: its idle end takes the lock
         return future.result()
 
-    def stop(self) -> None:
-        """End the thread (it closes its client) once what is queued is read; the next read starts it again."""
+    def stop(self, wait: float = 0.0) -> None:
+        """End the thread (it closes its client) once what is queued is read, waiting up to ``wait`` seconds for it;
+        the next read starts it again."""
         with self._guard:
-            if self._thread is not None and self._pid == os.getpid():
+            thread = self._thread
+            if thread is not None:
                 self._queue.put(None)
+        if thread is not None and wait > 0:
+            thread.join(wait)
 
     @property
     def running(self) -> bool:
@@ -119,8 +127,16 @@ class DocumentReader:
         thread = self._thread
         return thread is not None and thread.is_alive()
 
+    def _file(self) -> tuple[int, int] | None:
+        """The collection file's identity (device, inode); None before it exists."""
+        try:
+            found = os.stat(Path(self.path) / self.database / self.collection)
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
     def _serve(self) -> None:
-        client = None
+        client, opened = None, None
         try:
             while True:
                 try:
@@ -137,10 +153,17 @@ class DocumentReader:
                 if not future.set_running_or_notify_cancel():
                     continue
                 try:
+                    if client is not None and self._file() != opened:  # replaced under us: open the new file
+                        client.close()
+                        client = None
                     if client is None:
                         client = connect(self.path)
+                        opened = self._file()
                     future.set_result(read(client[self.database][self.collection]))
                 except BaseException as exc:  # noqa: BLE001 - handed to the thread that asked
+                    if client is not None:  # not kept: the next read opens the store afresh
+                        client.close()
+                        client = None
                     future.set_exception(exc)
         finally:
             with self._guard:
@@ -148,3 +171,15 @@ class DocumentReader:
                     self._thread = None
             if client is not None:
                 client.close()
+
+
+_READERS: weakref.WeakSet[DocumentReader] = weakref.WeakSet()
+
+
+def _reset_after_fork() -> None:
+    for reader in list(_READERS):
+        reader._start()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)

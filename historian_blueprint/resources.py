@@ -85,7 +85,9 @@ def save_aligned_npz(path: Path, **arrays: Any) -> None:
 
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, value in arrays.items():
-            array = np.ascontiguousarray(value)
+            array = np.asarray(value)
+            if not array.flags.c_contiguous:  # (not ascontiguousarray: it makes a 0-d array 1-d)
+                array = np.ascontiguousarray(array)
             if array.dtype.hasobject:
                 raise ValueError(f"{name}: an array of Python objects cannot be mapped")
             head = io.BytesIO()
@@ -94,7 +96,8 @@ def save_aligned_npz(path: Path, **arrays: Any) -> None:
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_STORED
             info.file_size = len(header) + array.nbytes
-            zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT  # as zipfile decides: it adds a field of 20 bytes
+            # zipfile decides by the size set before open(): past this it adds a ZIP64 field of 20 bytes before ours
+            zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT
             start = archive.fp.tell() + 30 + len(info.filename.encode()) + 4 + (20 if zip64 else 0)
             info.extra = struct.pack("<HH", _PAD_FIELD, -start % NPY_ALIGN) + b"\0" * (-start % NPY_ALIGN)
             data = array.reshape(-1).view(np.uint8)

@@ -366,5 +366,5 @@ class StoreFactory:
             if self._client is not None:
                 self._client.close()
                 self._client = None
-            if self._reader is not None:
-                self._reader.stop()
+            if self._reader is not None:  # a master that forks after this holds no reader thread
+                self._reader.stop(wait=5.0)

@@ -34,3 +34,9 @@ def test_every_member_is_mapped_aligned_and_reads_back(tmp_path, monkeypatch, zi
 def test_an_array_of_objects_is_refused(tmp_path):
     with pytest.raises(ValueError, match="objects"):
         save_aligned_npz(tmp_path / "a.npz", words=np.array(["a", None], dtype=object))
+
+
+def test_a_single_value_keeps_its_shape(tmp_path):
+    save_aligned_npz(tmp_path / "a.npz", count=np.int64(7), fingerprint=np.frombuffer(b"v1", np.uint8))
+    loaded = np.load(tmp_path / "a.npz")
+    assert loaded["count"].shape == () and int(loaded["count"]) == 7 and bytes(loaded["fingerprint"]) == b"v1"

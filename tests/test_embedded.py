@@ -3,6 +3,7 @@ request's or a graph's new thread does not pay for reading the whole collection 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -98,11 +99,62 @@ def test_the_reader_ends_when_idle_and_starts_again(tmp_path):
     assert reader(lambda c: c.find_one({"_id": 1})) == {"_id": 1}
 
 
-def test_a_forked_worker_gets_its_own_reader_thread(tmp_path):
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_forked_worker_gets_its_own_reader_even_if_the_lock_was_held_at_the_fork(tmp_path):
     reader = DocumentReader(tmp_path / "store", "db", "docs")
-    reader(lambda c: c.insert_one({"_id": 1}))
-    reader._pid = -1  # as in a child of the process that started the thread: the thread is not there
-    assert reader(lambda c: c.find_one({"_id": 1})) == {"_id": 1}
+    reader(lambda c: c.insert_one({"_id": 1, "title": "forked"}))
+    assert reader.running
+    read_end, write_end = os.pipe()
+    with reader._guard:  # as when the master's reader thread takes its lock at the moment of the fork
+        pid = os.fork()
+        if pid == 0:  # the child: its reader has no thread, and a lock nobody holds
+            try:
+                os.write(write_end, reader(lambda c: c.find_one({"_id": 1}))["title"].encode())
+            finally:
+                os._exit(0)
+    os.close(write_end)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
+        time.sleep(0.05)
+    else:
+        if time.monotonic() >= deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+    assert os.read(read_end, 100) == b"forked"  # the child read, instead of waiting forever on the copied lock
+    os.close(read_end)
+    assert reader(lambda c: c.find_one({"_id": 1}))["title"] == "forked"  # and the parent's reader goes on
+
+
+def test_a_thread_that_cannot_start_loses_no_read(tmp_path, monkeypatch):
+    reader = DocumentReader(tmp_path / "store", "db", "docs")
+    real_start = threading.Thread.start
+
+    def refused(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    with pytest.raises(RuntimeError, match="start new thread"):
+        reader(lambda c: c.count_documents({}))
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    assert reader(lambda c: c.count_documents({})) == 0  # before: every later read waited forever
+
+
+def test_a_store_file_replaced_under_the_reader_is_read_afresh(tmp_path):
+    import shutil
+
+    reader = DocumentReader(tmp_path / "store", "db", "docs")
+    reader(lambda c: c.insert_one({"_id": 1, "title": "old"}))
+    other = DocumentReader(tmp_path / "backup", "db", "docs")
+    other(lambda c: c.insert_one({"_id": 1, "title": "restored"}))
+    other.stop(wait=5)
+    assert reader(lambda c: c.find_one({"_id": 1}))["title"] == "old"
+    for name in ("docs", "docs-wal", "docs-shm"):  # a restore: the backup's files moved into place
+        source = tmp_path / "backup" / "db" / name
+        if source.exists():
+            shutil.move(str(source), str(tmp_path / "store" / "db" / name))
+        else:
+            (tmp_path / "store" / "db" / name).unlink(missing_ok=True)
+    assert reader(lambda c: c.find_one({"_id": 1}))["title"] == "restored"
 
 
 def test_closing_the_store_factory_ends_the_reader_and_a_later_read_starts_it(tmp_path):

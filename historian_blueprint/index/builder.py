@@ -18,7 +18,6 @@ import numpy as np
 from historian_blueprint.index import agreement, dense, generation as gen
 from historian_blueprint.index.bm25 import BM25Index, tokenize
 from historian_blueprint.index.chunking import chunk_document
-from historian_blueprint.index.embedding import get_embedder
 from historian_blueprint.index.encoding import EmbeddingCheckpoint, encode_chunks
 from historian_blueprint.settings import IndexSettings
 from historian_blueprint.store import Document, Store
@@ -181,7 +180,7 @@ def reindex(
             pieces[source_id] = (rows, encoded.vectors[source_id])
     t_embed = time.perf_counter()
     progress("check", 0, 1)
-    check = _check_encoder(settings, embedder, texts_of, encoded, old_manifest)
+    check = agreement.for_build(settings, embedder, texts_of, encoded, (old_manifest or {}).get("encoder_check"))
     t_check = time.perf_counter()
 
     # 3. assemble in document order, build the indexes, write the generation beside the old one
@@ -200,16 +199,6 @@ def reindex(
         **{f"write_{name}": value for name, value in phases.items()},
     }
     return ReindexResult(number, counts=counts, errors=errors, timings=timings, encoder_check=check)
-
-
-def _check_encoder(settings: IndexSettings, embedder: Any, texts_of: dict[str, list[str]], encoded: Any,
-                   old_manifest: dict[str, Any] | None) -> dict[str, Any] | None:
-    """How far this build's encoder is from the exact model on the CPU, when it is another (agreement.py)."""
-    return agreement.of_build(
-        settings.encoder_check, settings.encoder, embedder, texts_of,
-        {s: v for s, v in encoded.vectors.items() if s not in encoded.broken},
-        (old_manifest or {}).get("encoder_check"),
-        lambda: get_embedder(settings.model_path, "exact", settings.encoder_cache, "cpu"))
 
 
 def _embedded_texts(doc: Document, rows: gen.ChunkRows, settings: IndexSettings) -> list[str]:
