@@ -71,6 +71,28 @@ def test_a_small_incremental_build_keeps_the_check_and_a_failed_check_does_not_f
     job = run_reindex(app)
     assert job["state"] == "succeeded"
     assert "not measured" in job["encoder_check"]["error"] and "recall_at_10" not in job["encoder_check"]
+    monkeypatch.undo()  # the exact model is back: the next build, though smaller than a sample, measures again
+    with app.app_context():
+        get_store().documents.insert_one({"_id": "later", "title": "Later", "content": "Another page of text. " * 500})
+    job = run_reindex(app)
+    assert job["state"] == "succeeded" and "error" not in job["encoder_check"]
+    assert 10 < job["encoder_check"]["chunks"] < 120 and 0 <= job["encoder_check"]["recall_at_10"] <= 1
+
+
+def test_the_check_reuses_the_meaning_model_when_it_runs_on_the_cpu(monkeypatch):
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    asked = []
+    model = SimpleNamespace(name="all-MiniLM-L6-v2", device="cpu", encode=lambda texts, batch_size=32: np.eye(
+        len(texts), 16, dtype=np.float32))
+    monkeypatch.setattr(embedding, "get_embedder", lambda path, kind, cache, device: asked.append(device) or model)
+    settings = SimpleNamespace(model_path=None, encoder_cache=None, device="auto", encoder="int8", encoder_check=50)
+    built = SimpleNamespace(name="all-MiniLM-L6-v2-int8", device="cpu", encode=model.encode)
+    encoded = SimpleNamespace(vectors={"d": np.eye(30, 16, dtype=np.float32)}, broken={})
+    check = agreement.for_build(settings, built, {"d": [f"text {i} of a page" for i in range(30)]}, encoded, None)
+    assert asked == ["auto"] and check["chunks"] == 30  # the model meanings use (device auto, on a CPU): not a copy
 
 
 def test_the_admin_page_shows_the_encoder_and_its_cost(builds):
