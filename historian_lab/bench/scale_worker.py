@@ -77,7 +77,9 @@ def serve(root: Path, name: str, encoder: str, barrier: Path, number: int, asks:
     app = workspace(root, name, HISTORIAN_INDEX_ENCODER=encoder)
     out: dict[str, Any] = {}
     t0 = time.perf_counter()
-    preload(app)  # what `historian serve` loads before its workers fork: the index, the encoder, spaCy, the lexicons
+    # what `historian serve` loads before its workers fork (the index, the encoders, spaCy, the lexicons); this process
+    # stands for such a worker, so the figures hold what a forked worker holds (its freeze of the heap changes nothing)
+    preload(app)
     with app.app_context():
         loaded = service.get_index()
         model = service.embedder(app)
