@@ -198,3 +198,28 @@ def test_an_incremental_build_copies_kept_rows_to_what_a_whole_build_writes(tmp_
     assert np.array_equal(np.load(incremental / "rows.npy"), np.load(whole.directory / "rows.npy"))
     kept = gen.read_rows(incremental)
     assert kept.problems() is None and "À Paris, le café" in " ".join(kept.texts[:40])
+
+
+def test_bm25_assembled_at_random_is_the_whole_build():
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(40)]
+    for trial in range(20):
+        chunks = [list(rng.choice(words, rng.integers(0, 12))) for _ in range(rng.integers(1, 60))]
+        old = BM25Index.build(chunks)
+        keep = rng.random(len(chunks)) < rng.random()  # from every chunk gone to none
+        fresh = [list(rng.choice(words + ["new1", "new2"], rng.integers(0, 9))) for _ in range(rng.integers(0, 8))]
+        kept = [c for c, k in zip(chunks, keep) if k]
+        order = rng.permutation(len(kept) + len(fresh))  # new chunks anywhere among the kept, kept ones in order
+        new_rows = np.sort(order[len(kept):])
+        kept_rows = np.sort(order[:len(kept)])
+        remap = np.full(len(chunks), -1, dtype=np.int64)
+        remap[np.flatnonzero(keep)] = kept_rows
+        whole = [None] * (len(kept) + len(fresh))
+        for row, chunk in zip(kept_rows, kept):
+            whole[row] = chunk
+        for row, chunk in zip(new_rows, fresh):
+            whole[row] = chunk
+        assembled = old.assemble(remap, new_rows, fresh, len(whole))
+        built = BM25Index.build(whole)
+        for query in ["w1 w2", "w3", "new1 w5 w5", "new2", "absent"]:
+            assert np.allclose(assembled.scores(query), built.scores(query), rtol=1e-6, atol=1e-7), (trial, query)

@@ -179,22 +179,18 @@ class BM25Index:
         old_indptr = np.asarray(self.indptr, dtype=np.int64)
         moved = np.asarray(remap, dtype=np.int64)[np.asarray(self.rows)]
         keep = moved >= 0
-        kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        # per term, its postings kept: all of them but the few of gone chunks (no running sum over every posting)
+        gone = np.flatnonzero(~keep)
         kept = np.zeros(width, np.int64)
-        kept[:len(old_indptr) - 1] = kept_before[old_indptr[1:]] - kept_before[old_indptr[:-1]]
+        kept[:len(old_indptr) - 1] = np.diff(old_indptr) - np.bincount(
+            np.searchsorted(old_indptr, gone, side="right") - 1, minlength=len(old_indptr) - 1)
         added = np.bincount(new_cols, minlength=width).astype(np.int64)
         indptr = np.concatenate([[0], np.cumsum(kept + added)]).astype(np.int64)
-        rows = np.empty(int(indptr[-1]), np.int32)
-        tfs = np.empty(int(indptr[-1]), np.uint16)
-        # a kept posting moves up by the new postings of the terms before its own
-        shift = np.concatenate([[0], np.cumsum(added)])[:-1]
-        at = np.arange(int(keep.sum()), dtype=np.int64) + np.repeat(shift, kept)
-        rows[at], tfs[at] = moved[keep], np.asarray(self.tfs)[keep]
+        # each term's new postings go after its kept ones, in row order: inserted into the kept ones in one pass
         order = np.lexsort((new_row_ids, new_cols))
-        cols_sorted = new_cols[order]
-        rank = np.arange(len(order)) - np.searchsorted(cols_sorted, cols_sorted)
-        at = indptr[cols_sorted] + kept[cols_sorted] + rank
-        rows[at], tfs[at] = new_row_ids[order], np.minimum(new_tfs[order], TF_MAX)
+        at = np.cumsum(kept)[new_cols[order]]
+        rows = np.insert(moved[keep].astype(np.int32), at, new_row_ids[order].astype(np.int32))
+        tfs = np.insert(np.asarray(self.tfs)[keep], at, np.minimum(new_tfs[order], TF_MAX).astype(np.uint16))
         lengths = np.zeros(size, np.int32)
         survivors = np.flatnonzero(np.asarray(remap) >= 0)
         lengths[np.asarray(remap)[survivors]] = np.asarray(self.lengths)[survivors]
