@@ -161,10 +161,13 @@ def save(directory: Path, texts: Iterable[str], previous: Table | None = None) -
 
     def joined(name: str, dtype: type, width: int = 0) -> np.ndarray:
         empty = np.zeros((0, width) if width else 0, dtype)
-        return np.concatenate(parts[name]).astype(dtype) if parts[name] else empty
+        return np.concatenate(parts[name]).astype(dtype, copy=False) if parts[name] else empty  # one copy, not two
 
     def offsets(name: str) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(joined(name, np.int64))]).astype(np.int64)
+        counts = joined(name, np.int64)
+        found = np.zeros(len(counts) + 1, np.int64)
+        np.cumsum(counts, out=found[1:])
+        return found
 
     arrays = {"keys": np.frombuffer(b"".join(keys), np.uint8).reshape(-1, 16), "sent_off": offsets("sentences"),
               "spans": joined("spans", np.int32, 2), "word_off": offsets("word_lens"),
