@@ -17,15 +17,16 @@ from typing import Any
 
 import numpy as np
 
+from historian_blueprint.index import embedding
+
 log = logging.getLogger(__name__)
 K = 10
 PROBE_WORDS = 12  # a probe is this many words from a third of the way into a sampled chunk
-EXACT = ("auto", "onnx", "torch")  # encoders that give the model's own vectors (on a CPU)
 
 
 def needed(encoder: str, embedder: Any) -> bool:
     """Whether a build by this encoder setting and embedder gives vectors other than the exact model's on a CPU."""
-    return encoder not in EXACT or getattr(embedder, "device", "cpu") != "cpu"
+    return encoder in embedding.APPROXIMATE or getattr(embedder, "device", "cpu") != "cpu"
 
 
 def probe(text: str) -> str:
@@ -96,13 +97,11 @@ def for_build(settings: Any, embedder: Any, texts_of: dict[str, list[str]], enco
     """``of_build`` for a reindex: its settings (``IndexSettings``), what it encoded (``encoding.Encoded``), the
     serving generation's check; the reference is the exact model on the CPU (the one that compares meanings, when
     that one runs there: one model in memory)."""
-    from historian_blueprint.index.embedding import get_embedder
-
     def reference() -> Any:
-        found = get_embedder(settings.model_path, "exact", settings.encoder_cache, settings.device)
+        found = embedding.get_embedder(settings.model_path, "exact", settings.encoder_cache, settings.device)
         if getattr(found, "device", "cpu") == "cpu":
             return found
-        return get_embedder(settings.model_path, "exact", settings.encoder_cache, "cpu")
+        return embedding.get_embedder(settings.model_path, "exact", settings.encoder_cache, "cpu")
 
     vectors_of = {s: v for s, v in encoded.vectors.items() if s not in encoded.broken}
     return of_build(settings.encoder_check, settings.encoder, embedder, texts_of, vectors_of, earlier, reference)

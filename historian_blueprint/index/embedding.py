@@ -17,6 +17,9 @@ log = logging.getLogger(__name__)
 
 EncoderKind = Literal["auto", "int8", "onnx", "torch", "exact", "static"]
 Device = Literal["auto", "cpu", "cuda"]
+# Encoders whose vectors are not the model's own: meanings are compared by the exact model beside them, and a build
+# by one reports how far its search is from the exact model's (agreement.py).
+APPROXIMATE: tuple[str, ...] = ("int8", "static")
 # The shipped int8 graph of the bundled model (tools/build_encoder.py): about twice as fast as fp32 on CPU, its
 # vectors within cosine 0.98 of the fp32 ones; chosen with HISTORIAN_INDEX_ENCODER=int8 (index and queries).
 INT8_GRAPH = Path(__file__).with_name("encoder") / "all-MiniLM-L6-v2-int8.onnx"

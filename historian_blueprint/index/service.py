@@ -18,7 +18,7 @@ from historian_blueprint.index import jobs
 from historian_blueprint.index.atlas import AtlasRetriever, export_chunks
 from historian_blueprint.index.builder import context_header, indexed_text
 from historian_blueprint.index.documents import DocumentSearch
-from historian_blueprint.index.embedding import Embedder, get_embedder
+from historian_blueprint.index.embedding import APPROXIMATE, Embedder, get_embedder
 from historian_blueprint.index.generation import IndexDamaged, IndexMismatch, current_generation
 from historian_blueprint.index.jobs import ReindexBusy
 from historian_blueprint.index.retriever import Filters, Hit, IndexHolder, IndexNotBuilt, LoadedIndex, Mode, rerank
@@ -55,7 +55,7 @@ def meaning(app: Flask | None = None) -> Embedder:
     model's exact vectors (fp32 ONNX, else PyTorch), whose thresholds were fit on them; the index's int8 or static
     encoder is for search only."""
     settings = read(IndexSettings, get_settings(app))
-    if settings.encoder not in ("int8", "static"):  # the search encoder gives the exact vectors: one model in memory
+    if settings.encoder not in APPROXIMATE:  # the search encoder gives the exact vectors: one model in memory
         return embedder(app)
     return get_embedder(settings.model_path, "exact", settings.encoder_cache, settings.device)
 
@@ -209,7 +209,7 @@ def preload(app: Flask) -> dict[str, Any]:
                 loaded["encoder"] = embedder(app).name
         except (IndexNotBuilt, IndexMismatch):  # the workers load it when it is built
             pass
-        if read(IndexSettings, get_settings(app)).encoder in ("int8", "static"):  # meanings: the exact model's
+        if read(IndexSettings, get_settings(app)).encoder in APPROXIMATE:  # meanings: the exact model's
             loaded["meaning"] = meaning(app).name
     parse.pipeline()
     get_services(app).stores.close()
